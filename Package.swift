@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "carbridge",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "carbridge", targets: ["carbridge"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        // Thin system-library modules: module map + shim.h only.
+        .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
+        .systemLibrary(
+            name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
+            providers: [.apt(["libevdev-dev"])]),
+        .systemLibrary(
+            name: "CUdev", path: "Sources/CUdev", pkgConfig: "libudev",
+            providers: [.apt(["libudev-dev"])]),
+        .systemLibrary(
+            name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
+            providers: [.apt(["libbluetooth-dev"])]),
+
+        // Pure logic: no I/O, no Foundation.
+        .target(name: "DriveCore"),
+        .target(name: "DriveMapping", dependencies: ["DriveCore"]),
+
+        // System plumbing: syscall wrappers, the epoll event loop.
+        .target(name: "DriveSystem", dependencies: ["DriveCore", "CLinux"]),
+        .target(
+            name: "DriveLink",
+            dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
+        .target(
+            name: "DriveInput",
+            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+        .target(
+            name: "DriveRuntime",
+            dependencies: [
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "CLinux",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
+        .executableTarget(
+            name: "carbridge",
+            dependencies: [
+                "DriveRuntime", "DriveCore", "DriveLink", "DriveInput", "DriveSystem",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
+        .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
+        .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),
+        .testTarget(name: "DriveSystemTests", dependencies: ["DriveSystem", "DriveCore", "CLinux"]),
+        .testTarget(name: "DriveLinkTests", dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux"]),
+        .testTarget(
+            name: "DriveInputTests",
+            dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
+            resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "DriveRuntimeTests",
+            dependencies: ["DriveRuntime", "DriveCore", "DriveSystem", "DriveLink", "DriveInput", "CLinux"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["DriveCore", "DriveSystem", "CLinux"]),
+    ]
+)

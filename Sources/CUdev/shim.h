@@ -1,0 +1,5 @@
+// libudev (Debian: libudev-dev).
+#ifndef CARBRIDGE_CUDEV_SHIM_H
+#define CARBRIDGE_CUDEV_SHIM_H
+#include <libudev.h>
+#endif

@@ -1,0 +1,1 @@
+// DriveInput module: see README architecture.

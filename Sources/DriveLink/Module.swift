@@ -1,0 +1,1 @@
+// DriveLink module: see README architecture.

@@ -1,0 +1,1 @@
+// DriveRuntime module: see README architecture.

@@ -1,0 +1,1 @@
+print("carbridge: not built yet")
