@@ -134,4 +134,15 @@ final class EvdevFrameAssemblerTests: XCTestCase {
         XCTAssertEqual(acceleration?.y ?? 0, 9.80665, accuracy: 1e-9)
         XCTAssertEqual(acceleration?.z ?? 0, -9.80665 / 2, accuracy: 1e-9)
     }
+
+    func testStateFrameHasEveryKnownAxisAndKeyDown() {
+        let info = AbsInfo(minimum: -32768, maximum: 32767, flat: 128, value: 32767)
+        let assembler = EvdevFrameAssembler(
+            absInfo: [0: info, 5: AbsInfo(minimum: 0, maximum: 255, value: 0)], keysDown: [0x131, 0x130],
+            knowsInitialAxisValues: true)
+        let frame = assembler.stateFrame(at: t)
+        XCTAssertEqual(frame.axes, [AxisValue(code: 0, value: 1, raw: 32767), AxisValue(code: 5, value: 0, raw: 0)])
+        XCTAssertEqual(frame.keys, [KeyChange(code: 0x130, pressed: true), KeyChange(code: 0x131, pressed: true)])
+        XCTAssertNil(frame.acceleration)
+    }
 }

@@ -15,6 +15,8 @@ final class RawEvdevReaderTests: XCTestCase {
         let reader = try RawEvdevReader(fd: pipe.read, loop: loop, absInfo: axes)
         var frames: [InputFrame] = []
         var goneReasons: [String] = []
+        var rawEvents: [InputEvent] = []
+        reader.onEvent = { rawEvents.append($0) }
         reader.onFrame = { frames.append($0) }
         reader.onGone = { goneReasons.append($0) }
         try reader.start()
@@ -31,6 +33,7 @@ final class RawEvdevReaderTests: XCTestCase {
         try TestSupport.run(loop) { frames.count == 1 }
         XCTAssertEqual(frames.first?.axes, [AxisValue(code: 0, value: 1, raw: 32767)])
         XCTAssertEqual(frames.first?.keys, [KeyChange(code: 304, pressed: true)])
+        XCTAssertEqual(rawEvents.count, 5)
 
         try Syscall.writeAll(pipe.write, InputEventDecoder.encode([
             TestSupport.key(304, 2), TestSupport.syn,
