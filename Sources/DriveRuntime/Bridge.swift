@@ -143,8 +143,7 @@ public final class Bridge {
         let now = loop.now()
         switch state {
         case .up:
-            logger.info("link up: \(link.name)")
-            note("link up")
+            note("link up: \(link.name)")
             deliver(machine.handle(.linkUp, at: now), at: now)
         case .down(let reason):
             let moving = machine.state.speed > 0

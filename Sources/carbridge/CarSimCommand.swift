@@ -63,7 +63,6 @@ struct CarSimCommand: ParsableCommand {
     }
 
     func run() throws {
-        setvbuf(stdout, nil, _IOLBF, 0)
         let loop = try EventLoop()
         var configuration = CarSimulator.Configuration()
         if noTcp {
@@ -80,24 +79,24 @@ struct CarSimCommand: ParsableCommand {
         var violations = 0
         let quiet = self.quiet
         simulator.onFrame = { frame, time in
-            if !quiet { print("\(time)  \(frame.text.padding(toLength: 10, withPad: " ", startingAt: 0))  \(CarModel.describe(frame))") }
+            if !quiet { say("\(time)  \(frame.text.padding(toLength: 10, withPad: " ", startingAt: 0))  \(CarModel.describe(frame))") }
         }
         simulator.onViolation = { reason, line in
             violations += 1
-            print("VIOLATION: \(reason)  [\(line)]")
+            say("VIOLATION: \(reason)  [\(line)]")
         }
-        simulator.onEvent = { event in print("car-sim: \(event)") }
+        simulator.onEvent = { event in say("car-sim: \(event)") }
         do {
             try simulator.start()
         } catch {
             throw reportFailure(error)
         }
-        if let port = simulator.boundPort { print("car-sim: listening on \(configuration.listenHost ?? "?"):\(port)") }
-        if let path = simulator.ptyPath { print("car-sim: serial car on \(path)  (carbridge run --link serial://\(path))") }
+        if let port = simulator.boundPort { say("car-sim: listening on \(configuration.listenHost ?? "?"):\(port)") }
+        if let path = simulator.ptyPath { say("car-sim: serial car on \(path)  (carbridge run --link serial://\(path))") }
         try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { _ in loop.stop() }
         try loop.run()
         simulator.stop()
-        print("car-sim: stopped; \(violations) violation(s)")
+        say("car-sim: stopped; \(violations) violation(s)")
         if strict && violations > 0 { throw ExitCode(1) }
     }
 }

@@ -13,13 +13,14 @@ struct Carbridge: ParsableCommand {
             whenever the input, the link or the process goes away, the car is stopped.
 
             Quick start:
-              carbridge run                                 drive the built-in simulated car with the keyboard
-              carbridge car-sim --listen 127.0.0.1:7000     a simulated car for another terminal
-              carbridge run --link tcp://127.0.0.1:7000     drive it
-              carbridge run --link rfcomm://98:D3:31:F5:2A:11   drive a paired HC-05 car
+              carbridge run                          keyboard + built-in simulated car
+              carbridge car-sim --listen 127.0.0.1:7000   a simulated car
+              carbridge run --link tcp://127.0.0.1:7000
+              carbridge run --link rfcomm://98:D3:31:F5:2A:11     a paired HC-05
 
-            Files: /etc/carbridge/carbridge.toml (see config/carbridge.toml for every option), \
-            udev/70-carbridge.rules (device permissions).
+            Config: carbridge run --config FILE (config/carbridge.toml lists every option \
+            with its default; check a file with carbridge check-config FILE). Device \
+            permissions: udev/70-carbridge.rules.
             Exit status: 0 after a clean stop (q, SIGINT, SIGTERM); 1 on a config or runtime error; \
             64 on a usage error.
             """,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriveRuntime
+import DriveSystem
 import Foundation
 import Logging
 
@@ -61,4 +62,9 @@ struct ConfigFileError: Error, CustomStringConvertible {
 func reportFailure(_ error: Error) -> ExitCode {
     FileHandle.standardError.write(Data("carbridge: \(error)\n".utf8))
     return ExitCode(1)
+}
+
+/// Writes one line to stdout at once (unbuffered, so pipes and tests see it immediately).
+func say(_ line: String) {
+    try? Syscall.writeAll(1, Array((line + "\n").utf8))
 }

@@ -10,15 +10,23 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// The built `carbridge` executable, next to the test bundle.
+/// The built `carbridge` executable: next to the test binary (`swift build` builds both).
 func carbridgeExecutable() throws -> URL {
-    var dir = Bundle(for: CarListener.self).bundleURL
+    let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0])
+    var dir = testBinary
     for _ in 0..<3 {
         dir = dir.deletingLastPathComponent()
         let candidate = dir.appendingPathComponent("carbridge")
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
     }
-    throw XCTSkip("carbridge executable not found next to the test bundle; run `swift build` first")
+    throw MissingExecutable(searchedFrom: testBinary.path)
+}
+
+/// The carbridge binary was not built next to the tests.
+struct MissingExecutable: Error, CustomStringConvertible {
+    let searchedFrom: String
+    var description: String { "carbridge executable not found near \(searchedFrom); run `swift build` first" }
 }
 
 /// A received line with its CLOCK_MONOTONIC arrival time.
@@ -40,21 +48,22 @@ final class CarListener: @unchecked Sendable {
     private var clientFD: Int32 = -1
 
     init() throws {
-        listenFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
-        setsockopt(listenFD, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listenFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(listenFD, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, listen(fd, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listenFD, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
+        listenFD = fd
         port = UInt16(bigEndian: address.sin_port)
         let thread = Thread { [weak self] in self?.serve() }
         self.thread = thread
@@ -140,12 +149,11 @@ final class PseudoTerminal: @unchecked Sendable {
     private var running = true
 
     init() throws {
-        master = posix_openpt(O_RDWR | O_NOCTTY)
-        guard master >= 0, grantpt(master) == 0, unlockpt(master) == 0, let name = ptsname(master) else {
-            throw POSIXError(.ENXIO)
-        }
-        slave = open(name, O_RDWR | O_NOCTTY)
-        guard slave >= 0 else { throw POSIXError(.ENXIO) }
+        var masterFD: Int32 = -1
+        var slaveFD: Int32 = -1
+        guard openpty(&masterFD, &slaveFD, nil, nil, nil) == 0 else { throw POSIXError(.ENXIO) }
+        master = masterFD
+        slave = slaveFD
         var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
         _ = cb_ioctl_ptr(slave, UInt(TIOCSWINSZ), &size)
         Thread { [weak self] in self?.drain() }.start()
@@ -182,7 +190,7 @@ final class PseudoTerminal: @unchecked Sendable {
 }
 
 /// Runs carbridge with `arguments`, its stdin/stdout on `terminal` (or /dev/null), stderr captured.
-final class CarbridgeProcess {
+final class CarbridgeProcess: @unchecked Sendable {
     let process = Process()
     let stderrPipe = Pipe()
     private var stderrData = Data()
