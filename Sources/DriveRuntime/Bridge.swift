@@ -33,6 +33,8 @@ public final class Bridge {
     public var historyLimit = 50
     /// Called after anything the view shows has changed.
     public var onChange: (() -> Void)?
+    /// Log every car line (off while the run view shows them itself).
+    public var logsCarLines = true
     /// Called with every frame handed to the link (for tests and dry runs).
     public var onFrame: ((Frame, Instant) -> Void)?
 
@@ -156,7 +158,7 @@ public final class Bridge {
     }
 
     private func carSaid(_ line: CarLine) {
-        logger.info("car: \(line.text)")
+        if logsCarLines { logger.info("car: \(line.text)") }
         carLines.append((line.time, line.text))
         if carLines.count > historyLimit { carLines.removeFirst(carLines.count - historyLimit) }
         changed()

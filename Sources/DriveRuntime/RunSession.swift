@@ -72,6 +72,7 @@ public final class RunSession {
             }
             self.screen = screen
             sink.divert { [weak bridge] line in bridge?.noteFromLog(line) }
+            bridge.logsCarLines = false
             bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
             screen.setNeedsDisplay()
         }
