@@ -20,7 +20,7 @@ public enum AngleRange {
     /// range `i − 2` and range `i − 1`.
     public static let boundariesDegrees: [Double] = [-60, -15, 15, 60]
 
-    /// The smallest and largest range.
+    /// The smallest range.
     public static let lowest = -2
     /// The largest range.
     public static let highest = 2
