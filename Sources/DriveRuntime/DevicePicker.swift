@@ -1,4 +1,5 @@
 import DriveInput
+import DriveMapping
 
 /// Decides which devices drive, from the `[devices]` config: one gamepad, one accelerometer
 /// (only when steering by tilt), one extra key device. Pure.
