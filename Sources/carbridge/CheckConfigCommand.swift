@@ -32,7 +32,8 @@ struct CheckConfigCommand: ParsableCommand {
               steering: \(config.steering.source.rawValue)\
             \(config.steering.source == .stick ? " (\(config.steering.mode.rawValue), \(config.steering.axisX))" : "")
               devices: gamepad \(config.devices.gamepad), accelerometer \(config.devices.accelerometer)
-              buttons: \(config.buttons.map { "\($0.button)=\($0.action)" }.joined(separator: " "))
+              buttons: \(config.buttons.map { "\($0.button)=\($0.action)" }.joined(separator: " "))\
+            \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action)" }.joined(separator: " "))
             """)
     }
 }
