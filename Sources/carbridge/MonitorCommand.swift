@@ -31,11 +31,11 @@ struct MonitorCommand: ParsableCommand {
             to "calibrate" prints the new neutral and, with --config, saves it as `carbridge run` does.
 
             Examples:
-              carbridge monitor                                the configured (or first) gamepad
-              carbridge monitor "*DualSense*" --config config/gamepad.toml
-              carbridge monitor 045e:028e                      by vendor:product
-              carbridge monitor --tilt --config config/tilt-laptop.toml
-              carbridge monitor --replay pad.evemu             an evemu-record recording, with its timing
+              carbridge monitor                      the configured (or first) gamepad
+              carbridge monitor 045e:028e            a pad by vendor:product
+              carbridge monitor "*DualSense*" -c config/gamepad.toml
+              carbridge monitor --tilt -c config/tilt-laptop.toml
+              carbridge monitor --replay pad.evemu   a recording, with its timing
 
             Stop with Ctrl-C (exit status 0). A replay ends by itself when the recording does. Exit \
             status 1 on a config error, an unreadable recording, or when udev cannot be watched.
