@@ -40,14 +40,21 @@ public struct FrameQueue: Sendable {
         entries.reduce(0) { $0 + $1.bytes.count } - writtenOfHead
     }
 
-    /// Every waiting byte, in order (the in-flight frame's rest first); write some and `consume` them.
+    /// The next waiting bytes, in order (the in-flight frame's rest first, then whole frames up to
+    /// about `maximumChunkBytes`); write some and `consume` what was written.
     public func nextBytes() -> ArraySlice<UInt8> {
         guard let head = entries.first else { return [] }
         if entries.count == 1 { return head.bytes[writtenOfHead...] }
         var bytes = Array(head.bytes[writtenOfHead...])
-        for entry in entries.dropFirst() { bytes.append(contentsOf: entry.bytes) }
+        for entry in entries.dropFirst() {
+            if bytes.count + entry.bytes.count > Self.maximumChunkBytes { break }
+            bytes.append(contentsOf: entry.bytes)
+        }
         return bytes[...]
     }
+
+    /// How many bytes `nextBytes()` gathers at most (beyond the first frame).
+    public static let maximumChunkBytes = 4096
 
     /// Marks the first `count` waiting bytes as written.
     public mutating func consume(_ count: Int) {

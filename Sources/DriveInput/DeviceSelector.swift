@@ -1,3 +1,4 @@
+import DriveMapping
 import Glibc
 
 /// How a config entry picks a device. Never by `eventN` (it changes on every replug).
@@ -22,15 +23,7 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// What a device is wanted for.
-public enum DeviceRole: String, Hashable, Sendable {
-    /// Steering stick and buttons.
-    case gamepad
-    /// Steering by tilt.
-    case accelerometer
-    /// Extra buttons (arcade buttons, foot pedals).
-    case keyboard
-
+extension DeviceRole {
     /// The classes that can fill the role, best first; `auto` only takes the first.
     public var acceptedClasses: [DeviceClass] {
         switch self {

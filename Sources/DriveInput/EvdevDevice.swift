@@ -12,6 +12,8 @@ public final class EvdevDevice {
     public let path: String
     /// What the device says about itself.
     public let info: InputDeviceInfo
+    /// Called with every raw event before it is assembled (for `carbridge monitor`).
+    public var onEvent: ((InputEvent) -> Void)?
     /// Called with every completed frame.
     public var onFrame: ((InputFrame) -> Void)?
     /// Called once when the device is removed (`ENODEV`) or a read fails; the device is closed by then.
@@ -97,6 +99,9 @@ public final class EvdevDevice {
     /// The last raw value of each axis.
     public var axisValues: [UInt16: Int32] { assembler.axisValues }
 
+    /// The device's whole current state as one frame (all axes, keys down), to prime a mapper after opening.
+    public func stateFrame() -> InputFrame { assembler.stateFrame(at: loop.now()) }
+
     /// Starts reading on the loop.
     public func start() throws {
         guard isOpen else { return }
@@ -130,14 +135,18 @@ public final class EvdevDevice {
             let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &event)
             if rc == Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue) {
                 readSomething = true
-                deliver(assembler.feed(Self.inputEvent(event), at: now))
+                let decoded = Self.inputEvent(event)
+                onEvent?(decoded)
+                deliver(assembler.feed(decoded, at: now))
             } else if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
                 // SYN_DROPPED: libevdev drained the kernel queue; the sync events describe the current state.
                 readSomething = true
                 assembler.discardPending()
                 var status = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event)
                 while status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
-                    deliver(assembler.feed(Self.inputEvent(event), at: now))
+                    let decoded = Self.inputEvent(event)
+                    onEvent?(decoded)
+                    deliver(assembler.feed(decoded, at: now))
                     status = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event)
                 }
                 deliver(assembler.feed(InputEvent(type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0), at: now))

@@ -174,6 +174,19 @@ public struct EvdevFrameAssembler {
         return frame
     }
 
+    /// A frame with the whole known state: every known axis (in code order) and a press for every key down,
+    /// plus the acceleration for accelerometers. For priming a mapper when a device is opened.
+    public func stateFrame(at time: Instant) -> InputFrame {
+        var frame = InputFrame(time: time)
+        for code in axisValues.keys.sorted() {
+            guard let raw = axisValues[code] else { continue }
+            frame.axes.append(AxisValue(code: code, value: normalise(axis: code, raw: raw), raw: raw))
+        }
+        frame.keys = keysDown.sorted().map { KeyChange(code: $0, pressed: true) }
+        if isAccelerometer { frame.acceleration = currentAcceleration() }
+        return frame
+    }
+
     /// The acceleration in m/s² from the last-known `ABS_X/Y/Z` (raw / resolution × g; resolution 0 counts as 1).
     public func currentAcceleration() -> Vector3 {
         func metresPerSecondSquared(_ code: UInt16) -> Double {

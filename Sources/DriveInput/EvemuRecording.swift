@@ -68,7 +68,8 @@ public struct EvemuRecording: Hashable, Sendable {
         var propertyBytes = 0
         var maskBytes: [UInt16: Int] = [:]
         var lineNumber = 0
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift: split on both line ends.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
         for rawLine in lines {
             lineNumber += 1
             var line = Substring(rawLine)
@@ -167,7 +168,8 @@ public struct EvemuRecording: Hashable, Sendable {
                 throw EvemuError(line: lineNumber, message: "expected a line starting with P:, B:, A:, L:, S: or E:, got \"\(line)\"")
             }
         }
-        let end = text.hasSuffix("\n") ? lineNumber : lineNumber + 1
+        let endsWithNewline = text.last == "\n" || text.last == "\r\n"
+        let end = text.isEmpty ? 1 : (endsWithNewline ? lineNumber : lineNumber + 1)
         switch section {
         case .start:
             throw EvemuError(line: max(1, end), message: "expected \"N: <device name>\" but the file ends (empty or only comments)")

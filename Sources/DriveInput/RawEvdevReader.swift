@@ -6,6 +6,8 @@ import Glibc
 /// Reads raw kernel `struct input_event` bytes from any fd (a pipe, a replay, an evdev node without libevdev)
 /// on the event loop through the same decoder and assembler the real device uses.
 public final class RawEvdevReader {
+    /// Called with every raw event before it is assembled (for `carbridge monitor`).
+    public var onEvent: ((InputEvent) -> Void)?
     /// Called with every completed frame.
     public var onFrame: ((InputFrame) -> Void)?
     /// Called once at end of input (the writer closed) or on a read error; the reader is closed by then.
@@ -78,8 +80,9 @@ public final class RawEvdevReader {
             guard let count else { return }  // EAGAIN: all read
             if count == 0 { return gone("end of input") }
             let decoded = buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            for frame in assembler.feed(decoded, at: now) {
-                onFrame?(frame)
+            for event in decoded {
+                onEvent?(event)
+                if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
                 if !isOpen { return }
             }
         }

@@ -112,6 +112,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         guard !shuttingDown else { return }
         connectAttempts += 1
         setState(.connecting)
+        guard !shuttingDown else { return }  // the state callback may have shut the link down
         do {
             let (newFD, progress) = try connector.open()
             fd = newFD

@@ -5,11 +5,15 @@ import Glibc
 public typealias TCPLink = StreamLink<TCPConnector>
 
 /// Connects to HOST:PORT over TCP without blocking (names resolved with getaddrinfo), with TCP_NODELAY.
-public struct TCPConnector: StreamConnector {
+///
+/// When a name has several addresses (`localhost` → ::1 and 127.0.0.1), each attempt takes the
+/// next one, so a car listening on only one of them is still found.
+public final class TCPConnector: StreamConnector {
     /// The host name or address.
-    public var host: String
+    public let host: String
     /// The port.
-    public var port: Int
+    public let port: Int
+    private var attempt = 0
 
     /// Creates a connector for `host:port`.
     public init(host: String, port: Int) {
@@ -23,9 +27,11 @@ public struct TCPConnector: StreamConnector {
     /// Resolves the host, opens a socket and starts a non-blocking connect to its first address.
     public func open() throws -> (fd: Int32, progress: ConnectProgress) {
         let addresses = try SocketSupport.resolve(host: host, port: port)
-        guard let address = addresses.first else {
+        guard !addresses.isEmpty else {
             throw LinkFailure("host \"\(host)\" has no address: check the name or use a numeric address")
         }
+        let address = addresses[attempt % addresses.count]
+        attempt += 1
         let socketType = SocketSupport.streamSocketType
         let fd = socket(address.family, socketType, 0)
         if fd < 0 { throw LinkFailure(advice(for: Glibc.errno), errno: Glibc.errno) }

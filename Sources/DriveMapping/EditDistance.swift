@@ -1,7 +1,7 @@
 /// Levenshtein distance, for "did you mean …" suggestions.
-enum EditDistance {
+public enum EditDistance {
     /// The edit distance between `a` and `b` (insertions, deletions, substitutions).
-    static func distance(_ a: String, _ b: String) -> Int {
+    public static func distance(_ a: String, _ b: String) -> Int {
         let a = Array(a), b = Array(b)
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
@@ -20,7 +20,7 @@ enum EditDistance {
 
     /// The candidate closest to `name` (case-insensitive), if it is close enough to be a likely typo:
     /// at most max(2, length / 3) edits. Ties go to the earliest candidate.
-    static func closest(to name: String, among candidates: [String]) -> String? {
+    public static func closest(to name: String, among candidates: [String]) -> String? {
         let target = name.uppercased()
         var best: (name: String, distance: Int)?
         for candidate in candidates {

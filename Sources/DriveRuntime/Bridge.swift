@@ -35,6 +35,8 @@ public final class Bridge {
     public var onChange: (() -> Void)?
     /// Log every car line (off while the run view shows them itself).
     public var logsCarLines = true
+    /// Called each time the link comes up.
+    public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
     public var onFrame: ((Frame, Instant) -> Void)?
 
@@ -147,6 +149,7 @@ public final class Bridge {
         case .up:
             note("link up: \(link.name)")
             deliver(machine.handle(.linkUp, at: now), at: now)
+            onLinkUp?()
         case .down(let reason):
             let moving = machine.state.speed > 0
             deliver(machine.handle(.linkLost, at: now), at: now)

@@ -120,6 +120,8 @@ public struct CarbridgeConfig: Sendable {
     public var longPressButtons: [Binding] = []
     /// The file the config came from (nil for built-in defaults).
     public var file: String?
+    /// The line of every `table.key` the file sets (for errors found after parsing).
+    public var lines: [String: Int] = [:]
 
     /// The built-in defaults.
     public init() {}
@@ -148,6 +150,7 @@ public struct CarbridgeConfig: Sendable {
         let top = document.top
         var config = CarbridgeConfig()
         config.file = file
+        config.lines = document.keyLines
 
         if let t = try top.table("link") {
             config.link.url = try t.string("url", default: config.link.url)

@@ -32,6 +32,9 @@ public final class ConfigDocument {
         return nil
     }
 
+    /// Every `table.key` the file sets, with its line.
+    public var keyLines: [String: Int] { lineOfKey }
+
     /// An error about `path`, placed at its line.
     public func error(_ path: String, _ message: String) -> ConfigError {
         ConfigError(file: file, line: line(of: path), key: path, message: message)

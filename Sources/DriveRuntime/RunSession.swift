@@ -2,6 +2,7 @@ import DriveCore
 import DriveLink
 import DriveSystem
 import Glibc
+import DriveInput
 import Logging
 
 /// `carbridge run`: builds the loop, the link, the bridge and the input sources from a
@@ -13,6 +14,10 @@ public final class RunSession {
         public var keyboard = true
         /// Draw the live view when stdout is a TTY.
         public var view = true
+        /// Watch udev for the configured gamepad / accelerometer / key devices.
+        public var devices = true
+        /// Drive from this evemu recording instead of live devices; the run ends when it does.
+        public var replay: EvemuRecording?
         /// Creates default options.
         public init() {}
     }
@@ -29,8 +34,7 @@ public final class RunSession {
     private var decoder = TerminalKeyDecoder()
     private var exitCode: Int32 = 0
     private var stopping = false
-    /// Extra setup run once the bridge exists (input devices, replay); may throw to abort the run.
-    public var attachInputs: ((Bridge, EventLoop) throws -> Void)?
+    private var inputs: InputCoordinator?
 
     /// Creates a session; nothing runs until `run()`.
     public init(config: CarbridgeConfig, options: Options, logger: Logger, sink: LogSink) throws {
@@ -76,7 +80,7 @@ public final class RunSession {
             bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
             screen.setNeedsDisplay()
         }
-        try attachInputs?(bridge, loop)
+        try startInputs(bridge)
         if bridge.inputs.isEmpty {
             logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
         }
@@ -90,6 +94,7 @@ public final class RunSession {
             try? loop.run(until: loop.now().advanced(by: .seconds(2)))
             exitCode = 1
         }
+        inputs?.stop()
         restoreTerminal(finalText: "carbridge: stopped; \(bridge.framesSent) frames sent\r\n")
         return exitCode
     }
@@ -102,6 +107,51 @@ public final class RunSession {
         bridge.shutdown(reason: reason) { [weak self] in self?.loop.stop() }
         // Never hang on a stuck link: give up after the flush window and a margin.
         loop.schedule(after: .seconds(3)) { [weak self] in self?.loop.stop() }
+    }
+
+    private func startInputs(_ bridge: Bridge) throws {
+        let wantsDevices = options.replay != nil || (options.devices && !DevicePicker(config: config).entries
+            .allSatisfy { $0.match == nil })
+        guard wantsDevices else { return }
+        let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
+        self.inputs = inputs
+        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
+        inputs.onDeviceChange = { [weak self, weak bridge] _, _ in
+            guard let self, let bridge else { return }
+            bridge.inputs = (self.terminal != nil ? ["keyboard"] : []) + inputs.activeDescriptions
+        }
+        inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
+        if let recording = options.replay {
+            inputs.onReplayFinished = { [weak self] in
+                self?.bridge.apply(.inputLost)
+                self?.stop(reason: "replay finished", code: 0)
+            }
+            // Let the link come up first so the recording's first frames are not lost.
+            bridge.onLinkUp = { [weak inputs] in
+                guard let inputs, !inputs.isReplaying else { return }
+                inputs.startReplay(recording)
+            }
+        } else {
+            do {
+                try inputs.startWatching()
+            } catch {
+                logger.warning("input devices unavailable (\(error)); only the keyboard drives")
+            }
+        }
+    }
+
+    private func calibrated(_ neutral: Double) {
+        let rounded = (neutral * 10).rounded() / 10
+        guard let file = config.file else {
+            logger.notice("calibrated: neutral_deg = \(rounded) (no config file to save it in; use --config)")
+            return
+        }
+        do {
+            try ConfigFileEditor.set(file: file, table: "steering", key: "neutral_deg", value: "\(rounded)")
+            logger.notice("calibrated: neutral_deg = \(rounded), saved in \(file)")
+        } catch {
+            logger.error("calibrated (neutral_deg = \(rounded)) but could not save it in \(file): \(error)")
+        }
     }
 
     private func startKeyboard() throws {

@@ -26,7 +26,7 @@ struct Carbridge: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, CarSimCommand.self, CheckConfigCommand.self,
+            RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self,
         ],
         defaultSubcommand: nil
     )

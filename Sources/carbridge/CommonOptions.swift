@@ -33,7 +33,10 @@ struct CommonOptions: ParsableArguments {
         } catch {
             throw ConfigFileError(message: "\(path): cannot read the config file (\(Self.reason(error)))")
         }
-        return try CarbridgeConfig.parse(text: text, file: path)
+        let config = try CarbridgeConfig.parse(text: text, file: path)
+        // Button, axis and mount names are checked against libevdev now, not when a device appears.
+        _ = try MappingConfiguration.mapperSettings(for: config)
+        return config
     }
 
     /// A logger writing to `sink` at the chosen level.

@@ -59,7 +59,8 @@ final class EventLoopTests: XCTestCase {
         let loop = try EventLoop()
         var got: Int32 = 0
         try loop.watchSignals([SIGUSR1]) { signal in got = signal; loop.stop() }
-        kill(getpid(), SIGUSR1)
+        // Thread-directed: other test threads do not block SIGUSR1, this one does.
+        pthread_kill(pthread_self(), SIGUSR1)
         try loop.run(until: loop.now() + .seconds(5))
         XCTAssertEqual(got, SIGUSR1)
     }
