@@ -55,6 +55,13 @@ final class ReplayTests: XCTestCase {
                        "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
         XCTAssertEqual(car.received.last?.text, "E,0,0,0")
         XCTAssertEqual(car.received.filter { $0.text == "E,0,0,0" }.count, 1)
+        // The first BTN_TR (0.45 s) and the recording's last event (0.9 s) are 450 ms apart: the stop
+        // frame follows the end of the recording at once.
+        if let first = car.received.first, let stop = car.received.first(where: { $0.text == "M,0,0,1" }) {
+            let afterFirstFrame = stop.time - first.time
+            print("ReplayTests: stop frame \(String(format: "%.0f", afterFirstFrame * 1000)) ms after the first frame (recording: 450 ms)")
+            XCTAssertEqual(afterFirstFrame, 0.45, accuracy: 0.1)
+        }
     }
 
     func testMalformedRecordingExitsOneWithFileAndLine() throws {

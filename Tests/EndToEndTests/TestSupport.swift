@@ -228,6 +228,14 @@ final class PseudoTerminal: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
     }
 
+    /// Hangs the terminal up: closes the master, so the child's reads fail (EIO) as when a terminal
+    /// window closes or an ssh session drops.
+    func closeMaster() {
+        lock.lock(); running = false; lock.unlock()
+        usleep(150_000)  // the drain thread leaves its 100 ms poll before the fd goes away
+        close(master)
+    }
+
     func closeAll() {
         lock.lock(); running = false; lock.unlock()
         close(slave)
