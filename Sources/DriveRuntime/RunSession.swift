@@ -81,7 +81,7 @@ public final class RunSession {
             screen.setNeedsDisplay()
         }
         try startInputs(bridge)
-        if bridge.inputs.isEmpty {
+        if bridge.inputs.isEmpty && options.replay == nil {
             logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
         }
         bridge.start()

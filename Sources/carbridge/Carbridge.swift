@@ -27,6 +27,7 @@ struct Carbridge: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self,
+            MonitorCommand.self, CalibrateCommand.self,
         ],
         defaultSubcommand: nil
     )

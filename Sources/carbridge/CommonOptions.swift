@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriveRuntime
 import DriveSystem
+import DriveInput
 import Foundation
 import Logging
 
@@ -70,4 +71,13 @@ func reportFailure(_ error: Error) -> ExitCode {
 /// Writes one line to stdout at once (unbuffered, so pipes and tests see it immediately).
 func say(_ line: String) {
     try? Syscall.writeAll(1, Array((line + "\n").utf8))
+}
+
+/// Reads an evemu recording for `--replay`, with a clear message for a missing file.
+func loadRecording(_ path: String) throws -> EvemuRecording {
+    do {
+        return try EvemuRecording(contentsOfFile: path)
+    } catch InputDeviceError.notFound {
+        throw ConfigFileError(message: "\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
+    }
 }

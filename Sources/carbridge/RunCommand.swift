@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriveCore
+import DriveInput
 import DriveRuntime
 import Foundation
 
@@ -49,6 +50,16 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .long, help: "Do not draw the live view; log to stderr instead.")
     var noView = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Drive from an evemu recording (evemu-record's text output) instead of live devices, with its timing.",
+        discussion: """
+            The recording goes through exactly the same mapper and state machine as a live device. The run \
+            starts it once the link is up and ends when it does: lost input (the stop frame), then E,0,0,0 \
+            if the engine is on.
+            """,
+        valueName: "file"))
+    var replay: String?
+
     func validate() throws {
         if let maxSpeed, !(10...240).contains(maxSpeed) || maxSpeed % 10 != 0 {
             throw ValidationError("--max-speed: \(maxSpeed) must be a multiple of 10 between 10 and 240")
@@ -83,6 +94,13 @@ struct RunCommand: ParsableCommand {
         var options = RunSession.Options()
         options.keyboard = !noKeyboard
         options.view = !noView
+        if let replay {
+            do {
+                options.replay = try loadRecording(replay)
+            } catch {
+                throw reportFailure(error)
+            }
+        }
         let code: Int32
         do {
             let session = try RunSession(config: config, options: options, logger: logger, sink: sink)

@@ -112,7 +112,9 @@ final class CarbridgeConfigTests: XCTestCase {
         XCTAssertFalse(files.isEmpty)
         for name in files {
             let text = try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
-            XCTAssertNoThrow(try CarbridgeConfig.parse(text: text, file: name), name)
+            // Exactly what `carbridge check-config` does: parse, then resolve every evdev name.
+            XCTAssertNoThrow(
+                try MappingConfiguration.mapperSettings(for: CarbridgeConfig.parse(text: text, file: name)), name)
         }
     }
 }
