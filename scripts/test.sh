@@ -4,15 +4,7 @@
 #   scripts/test.sh --kernel   also the real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! pkg-config --exists libevdev libudev bluez 2>/dev/null; then
-  if [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends libevdev-dev libudev-dev libbluetooth-dev pkg-config
-  else
-    echo "scripts/test.sh: needs libevdev-dev libudev-dev libbluetooth-dev pkg-config (sudo apt-get install …)" >&2
-    exit 1
-  fi
-fi
+scripts/install-deps.sh
 swift build --build-tests
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
