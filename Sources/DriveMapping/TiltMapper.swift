@@ -19,6 +19,15 @@ public struct TiltMapper: Hashable, Sendable {
             case .z: return v.z
             }
         }
+
+        /// Parses a config axis pair such as `x,z` (lateral, vertical; spaces and case ignored);
+        /// nil unless it names two different axes.
+        public static func parsePair(_ text: String) -> (lateral: Axis, vertical: Axis)? {
+            let parts = text.lowercased().split(separator: ",").map { String($0.filter { $0 != " " }) }
+            guard parts.count == 2, let lateral = Axis(rawValue: parts[0]), let vertical = Axis(rawValue: parts[1]),
+                  lateral != vertical else { return nil }
+            return (lateral, vertical)
+        }
     }
 
     /// The tunables (config `[tilt]`).

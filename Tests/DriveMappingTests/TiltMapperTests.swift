@@ -83,6 +83,15 @@ final class TiltMapperTests: XCTestCase {
         assertClose(mapper.update(gravity: Vector3(x: .infinity, y: 0, z: 1), at: ms(2)), 10, "keeps the last θ")
     }
 
+    func testAxisPairParsing() {
+        XCTAssertEqual(TiltMapper.Axis.parsePair("x,z").map { [$0.lateral, $0.vertical] }, [.x, .z])
+        XCTAssertEqual(TiltMapper.Axis.parsePair(" Y , X ").map { [$0.lateral, $0.vertical] }, [.y, .x])
+        XCTAssertNil(TiltMapper.Axis.parsePair("x,x"))
+        XCTAssertNil(TiltMapper.Axis.parsePair("x"))
+        XCTAssertNil(TiltMapper.Axis.parsePair("x,w"))
+        XCTAssertNil(TiltMapper.Axis.parsePair("x,y,z"))
+    }
+
     func testFilteredTiltSmoothsASuddenTurn() {
         var mapper = TiltMapper(settings: .init(filterTimeConstant: .milliseconds(100)))
         assertClose(mapper.update(gravity: gravity(rolledDegrees: 0), at: .zero), 0)

@@ -33,32 +33,60 @@ struct MissingExecutable: Error, CustomStringConvertible {
 struct ReceivedLine: Equatable {
     let time: Double
     let text: String
+    /// Which accepted connection it came on (1 for the first).
+    var connection = 1
 }
 
-/// A TCP "car" on 127.0.0.1: accepts connections and records every line with its arrival time.
+/// A loopback TCP port that nothing listens on right now (bound once, then released).
+func unusedLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A TCP "car" on 127.0.0.1: accepts connections (one at a time) and records every line with its
+/// arrival time and connection number. `dropClient()` closes the current connection and keeps listening.
 final class CarListener: @unchecked Sendable {
     let port: UInt16
     private let listenFD: Int32
     private let lock = NSLock()
     private var lines: [ReceivedLine] = []
     private var connections = 0
+    private var acceptTimes: [Double] = []
+    private var closeTimes: [Double] = []
     private var closedConnections = 0
     private var thread: Thread?
     private var running = true
     private var clientFD: Int32 = -1
 
-    init() throws {
+    /// Listens on `port` (0 = any free port).
+    init(port requestedPort: UInt16 = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
+        address.sin_port = requestedPort.bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(fd, 4) == 0 else { throw POSIXError(.EADDRINUSE) }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -81,6 +109,16 @@ final class CarListener: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Closes the current connection (as a car that resets or walks out of range would) and keeps
+    /// listening, so the next connect is accepted. Returns false when no client was connected.
+    @discardableResult
+    func dropClient() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard clientFD >= 0 else { return false }
+        shutdown(clientFD, Int32(SHUT_RDWR))
+        return true
+    }
+
     private func serve() {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while isRunning {
@@ -88,7 +126,9 @@ final class CarListener: @unchecked Sendable {
             if poll(&pfd, 1, 100) <= 0 { continue }
             let fd = accept(listenFD, nil, nil)
             if fd < 0 { continue }
-            lock.lock(); connections += 1; clientFD = fd; lock.unlock()
+            lock.lock(); connections += 1; acceptTimes.append(monotonicSeconds()); clientFD = fd
+            let connection = connections
+            lock.unlock()
             var partial: [UInt8] = []
             while isRunning {
                 var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -100,11 +140,11 @@ final class CarListener: @unchecked Sendable {
                 while let newline = partial.firstIndex(of: 10) {
                     let text = String(decoding: partial[..<newline], as: UTF8.self)
                     partial.removeSubrange(...newline)
-                    lock.lock(); lines.append(ReceivedLine(time: now, text: text)); lock.unlock()
+                    lock.lock(); lines.append(ReceivedLine(time: now, text: text, connection: connection)); lock.unlock()
                 }
             }
+            lock.lock(); closedConnections += 1; closeTimes.append(monotonicSeconds()); clientFD = -1; lock.unlock()
             close(fd)
-            lock.lock(); closedConnections += 1; clientFD = -1; lock.unlock()
         }
     }
 
@@ -121,6 +161,23 @@ final class CarListener: @unchecked Sendable {
     var connectionCount: Int {
         lock.lock(); defer { lock.unlock() }
         return connections
+    }
+
+    /// When each connection was accepted (CLOCK_MONOTONIC seconds).
+    var acceptedAt: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return acceptTimes
+    }
+
+    /// When each connection was closed on the car's side.
+    var closedAt: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return closeTimes
+    }
+
+    /// The lines received on connection `number` (1-based).
+    func received(onConnection number: Int) -> [ReceivedLine] {
+        received.filter { $0.connection == number }
     }
 
     var closedCount: Int {
@@ -148,7 +205,8 @@ final class PseudoTerminal: @unchecked Sendable {
     private var output: [UInt8] = []
     private var running = true
 
-    init() throws {
+    /// Listens on `port` (0 = any free port).
+    init(port requestedPort: UInt16 = 0) throws {
         var masterFD: Int32 = -1
         var slaveFD: Int32 = -1
         guard openpty(&masterFD, &slaveFD, nil, nil, nil) == 0 else { throw POSIXError(.ENXIO) }
@@ -168,6 +226,14 @@ final class PseudoTerminal: @unchecked Sendable {
     func type(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Hangs the terminal up: closes the master, so the child's reads fail (EIO) as when a terminal
+    /// window closes or an ssh session drops.
+    func closeMaster() {
+        lock.lock(); running = false; lock.unlock()
+        usleep(150_000)  // the drain thread leaves its 100 ms poll before the fd goes away
+        close(master)
     }
 
     func closeAll() {
