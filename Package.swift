@@ -62,7 +62,7 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveRuntimeTests",
-            dependencies: ["DriveRuntime", "DriveCore", "DriveSystem", "DriveLink", "DriveInput", "CLinux"]),
+            dependencies: ["DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "CLinux"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["DriveCore", "DriveSystem", "CLinux"]),
