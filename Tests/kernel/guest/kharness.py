@@ -461,6 +461,8 @@ class Carbridge:
         """Signals carbridge and waits; returns its exit status (None if it had to be killed)."""
         if self.proc is None:
             return None
+        if self.log.closed:
+            return self.proc.returncode
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
@@ -495,7 +497,8 @@ class Scenario:
         print("=== scenario %d: %s" % (number, title), flush=True)
 
     def check(self, ok, what, detail=""):
-        print("  %s %s%s" % ("ok  " if ok else "FAIL", what, (" -- " + str(detail)) if detail != "" else ""), flush=True)
+        print("  %s %s%s" % ("ok  " if ok else "FAIL", what, (" -- " + str(detail)) if detail != "" and not ok else ""),
+              flush=True)
         if not ok:
             self.failures.append(what + ((" (" + str(detail) + ")") if detail != "" else ""))
         return ok
