@@ -1,0 +1,204 @@
+/// The drive state machine of protocol.md: controls and time in, frames out.
+///
+/// It is pure: it never reads a clock and never does I/O. The runtime feeds it controls with
+/// `handle(_:at:)`, calls `tick(at:)` when `nextDeadline` is reached, and writes the returned frames
+/// to the link. `handle` never runs due ticks itself.
+///
+/// Rules (protocol.md, with the decisions made here):
+/// - **Engine off:** every control except `.engine` and the safety events is ignored — no state
+///   change and no frame — with two exceptions that only track physical inputs: `.steer` still updates θ
+///   and `A` (for display; never sent) and `.deadman` still records whether the button is held.
+///   Engine on → off sends exactly one `E,0,0,0` and sets S := 0 (D and θ are kept); off → on sends nothing.
+/// - **Speed+** adds 10 unless S is at the ceiling (`settings.speedCeiling`, rounded down to a multiple of 10);
+///   **Speed−** subtracts 10 unless S is 0; **Gear** toggles D. Each change sends the motion frame at once.
+///   **F1…F5** send their own letter with the current A, S, D; other numbers are ignored.
+/// - **setSpeed(n)** clamps n to 0…ceiling and rounds it down to a multiple of 10; if that differs from S,
+///   S takes it and the motion frame is sent.
+/// - **Steer** clamps θ to ±90 (non-finite angles are ignored entirely) and updates `A` with
+///   `AngleRange.next` (the very first steer uses the bare table); a changed `A` sends the motion frame.
+/// - **Streaming:** while the engine is on and S > 0 the motion frame is sent every `settings.period`.
+///   Any frame sent restarts the period (next deadline = time of that frame + period). A stream frame sent
+///   by a late `tick` counts as sent at its scheduled deadline, so the grid never drifts; when whole periods
+///   were missed only one frame is sent and the next deadline is the next grid point after `now`.
+///   When S falls to 0 its frame is sent and streaming stops. Periods under 1 ms are treated as 1 ms.
+/// - **Dead-man** (`settings.deadmanRequired`): while the button is not held (initially), Speed+ and
+///   setSpeed are ignored; releasing it with the engine on and S > 0 sets S := 0 and sends the stop frame.
+///   Pressing it sends nothing.
+/// - **inputLost** with the engine on: policy `.stop` sets S := 0 and sends the stop frame (even when S
+///   was already 0); policy `.engineOff` sends `E,0,0,0` and turns the engine off. Engine off: nothing.
+/// - **linkLost** sets S := 0 and sends nothing (the link is down); **linkUp** does nothing, so motion
+///   resumes only when the driver acts. **shutdown** with the engine on sends `E,0,0,0` once and turns
+///   the engine off; with the engine off it does nothing.
+/// - **Idle timeout** (`settings.idleTimeout`): activity is any driver control (engine, Speed±, gear,
+///   F-keys, setSpeed, dead-man — even one that changes nothing) or a steer that changes `A` or moves θ at
+///   least `settings.activityThresholdDegrees` from θ at the last activity. When the engine is on and
+///   `now ≥ last activity + idleTimeout`, `tick` sends `E,0,0,0` and turns the engine off.
+public struct DriveMachine {
+    /// The tunables this machine was created with.
+    public let settings: DriveSettings
+    /// The current drive state.
+    public private(set) var state: DriveState
+    /// When the next stream frame is due; nil while not streaming.
+    public private(set) var streamDeadline: Instant?
+    /// When the last driver activity happened (for the idle timeout); nil before any.
+    public private(set) var lastActivity: Instant?
+
+    /// θ at the last activity (steers closer than the threshold to it are not activity).
+    private var activityAngleDegrees: Double = 0
+    /// False until the first steer: that one takes its range from the bare table.
+    private var hasSteered = false
+
+    /// Creates a machine in the spec's initial state (engine off, S 0, D 1, θ 0, A 0).
+    public init(settings: DriveSettings = .init()) {
+        self.settings = settings
+        self.state = .initial
+    }
+
+    /// The speed Speed+ and setSpeed may reach: the ceiling rounded down to a multiple of 10, at least 0.
+    public var speedLimit: Int { max(0, settings.speedCeiling) / 10 * 10 }
+
+    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin).
+    private var periodNanoseconds: Int64 { max(settings.period.nanoseconds, 1_000_000) }
+
+    /// When the idle timeout fires; nil when it is off or the engine is off.
+    public var idleDeadline: Instant? {
+        guard state.engineOn, let timeout = settings.idleTimeout, let lastActivity else { return nil }
+        return lastActivity.advanced(by: timeout)
+    }
+
+    /// The earliest instant `tick` has work; nil when nothing is scheduled (an idle bridge never wakes).
+    public var nextDeadline: Instant? {
+        switch (streamDeadline, idleDeadline) {
+        case let (stream?, idle?): return min(stream, idle)
+        case let (stream?, nil): return stream
+        case let (nil, idle?): return idle
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Applies one control at `now` and returns the frames to send at once, in order.
+    public mutating func handle(_ control: Control, at now: Instant) -> [Frame] {
+        var frames: [Frame] = []
+        switch control {
+        case .engine:
+            noteActivity(at: now)
+            if state.engineOn {
+                turnEngineOff(at: now, into: &frames)
+            } else {
+                state.engineOn = true
+            }
+        case .speedUp:
+            noteActivity(at: now)
+            guard state.engineOn, deadmanAllowsMotion, state.speed < speedLimit else { break }
+            state.speed = min(state.speed + 10, speedLimit)
+            send(state.motionFrame, at: now, into: &frames)
+        case .speedDown:
+            noteActivity(at: now)
+            guard state.engineOn, state.speed > 0 else { break }
+            state.speed = max(state.speed - 10, 0)
+            send(state.motionFrame, at: now, into: &frames)
+        case .gear:
+            noteActivity(at: now)
+            guard state.engineOn else { break }
+            state.direction = state.direction == 1 ? 0 : 1
+            send(state.motionFrame, at: now, into: &frames)
+        case .function(let number):
+            noteActivity(at: now)
+            guard state.engineOn, let kind = Frame.Kind.function(number) else { break }
+            let frame = Frame(kind: kind, range: state.range, speed: state.speed, direction: state.direction)
+            send(frame, at: now, into: &frames)
+        case .setSpeed(let requested):
+            noteActivity(at: now)
+            guard state.engineOn, deadmanAllowsMotion else { break }
+            let speed = min(max(requested, 0), speedLimit) / 10 * 10
+            guard speed != state.speed else { break }
+            state.speed = speed
+            send(state.motionFrame, at: now, into: &frames)
+        case .steer(let angleDegrees):
+            guard angleDegrees.isFinite else { break }
+            let theta = AngleRange.clamp(angleDegrees)
+            let range = AngleRange.next(
+                current: hasSteered ? state.range : nil, angleDegrees: theta,
+                hysteresisDegrees: settings.hysteresisDegrees)
+            hasSteered = true
+            let rangeChanged = range != state.range
+            state.angleDegrees = theta
+            state.range = range
+            let threshold = settings.activityThresholdDegrees
+            if rangeChanged || !(abs(theta - activityAngleDegrees) < threshold) {
+                noteActivity(at: now)
+            }
+            if rangeChanged, state.engineOn {
+                send(state.motionFrame, at: now, into: &frames)
+            }
+        case .deadman(let held):
+            noteActivity(at: now)
+            state.deadmanHeld = held
+            if !held, settings.deadmanRequired, state.engineOn, state.speed > 0 {
+                stop(at: now, into: &frames)
+            }
+        case .inputLost:
+            guard state.engineOn else { break }
+            switch settings.onInputLost {
+            case .stop: stop(at: now, into: &frames)
+            case .engineOff: turnEngineOff(at: now, into: &frames)
+            }
+        case .linkLost:
+            state.speed = 0
+            streamDeadline = nil
+        case .linkUp:
+            break
+        case .shutdown:
+            if state.engineOn { turnEngineOff(at: now, into: &frames) }
+        }
+        return frames
+    }
+
+    /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; returns the frames.
+    public mutating func tick(at now: Instant) -> [Frame] {
+        var frames: [Frame] = []
+        let idle = idleDeadline.flatMap { $0 <= now ? $0 : nil }
+        if let due = streamDeadline, due <= now, idle.map({ due < $0 }) ?? true {
+            let period = periodNanoseconds
+            // The frame counts as sent at its deadline; skip whole missed periods, staying on the grid.
+            let missed = (now.nanoseconds &- due.nanoseconds) / period
+            frames.append(state.motionFrame)
+            streamDeadline = Instant(nanoseconds: due.nanoseconds &+ (missed &+ 1) &* period)
+        }
+        if let idle {
+            turnEngineOff(at: idle, into: &frames)
+        }
+        return frames
+    }
+
+    // MARK: - Helpers
+
+    /// True unless the dead-man button is required and not held.
+    private var deadmanAllowsMotion: Bool { !settings.deadmanRequired || state.deadmanHeld }
+
+    /// Records driver activity at `now` (postpones the idle timeout).
+    private mutating func noteActivity(at now: Instant) {
+        lastActivity = now
+        activityAngleDegrees = state.angleDegrees
+    }
+
+    /// Appends `frame` as sent at `at` and restarts the streaming period.
+    private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout [Frame]) {
+        frames.append(frame)
+        streamDeadline = state.engineOn && state.speed > 0 ? sentAt.advanced(by: .nanoseconds(periodNanoseconds)) : nil
+    }
+
+    /// S := 0 and the stop frame (motion frame with S=0) is sent.
+    private mutating func stop(at now: Instant, into frames: inout [Frame]) {
+        state.speed = 0
+        send(state.motionFrame, at: now, into: &frames)
+    }
+
+    /// Engine on → off: `E,0,0,0` once, S := 0, streaming stops.
+    private mutating func turnEngineOff(at now: Instant, into frames: inout [Frame]) {
+        guard state.engineOn else { return }
+        state.engineOn = false
+        state.speed = 0
+        send(.engineOff, at: now, into: &frames)
+    }
+}

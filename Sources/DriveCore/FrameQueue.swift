@@ -1,0 +1,86 @@
+/// The frames waiting to be written to the car, with the "no stale frames" rule (protocol.md §5.6).
+///
+/// A motion frame replaces any motion frame that has not started to go out and joins the end of
+/// the queue; `E` and F-key frames are appended in order and never dropped. A frame whose bytes
+/// are partly written stays in flight until it is complete, so the car never sees half a frame
+/// followed by another.
+public struct FrameQueue: Sendable {
+    private struct Entry: Sendable {
+        let frame: Frame
+        let bytes: [UInt8]
+    }
+
+    /// How frames become bytes.
+    public let encoder: FrameEncoder
+    private var entries: [Entry] = []
+    /// Bytes of `entries[0]` already written.
+    private var writtenOfHead = 0
+
+    /// Creates an empty queue that encodes frames with `encoder`.
+    public init(encoder: FrameEncoder) { self.encoder = encoder }
+
+    /// Queues `frame`: a motion frame replaces any pending motion frame that has not started.
+    public mutating func push(_ frame: Frame) {
+        if frame.isMotion {
+            var index = entries.count - 1
+            while index >= 0 {
+                let inFlight = index == 0 && writtenOfHead > 0
+                if entries[index].frame.isMotion && !inFlight { entries.remove(at: index) }
+                index -= 1
+            }
+        }
+        entries.append(Entry(frame: frame, bytes: encoder.encode(frame)))
+    }
+
+    /// True while some bytes are waiting to be written.
+    public var hasPendingBytes: Bool { !entries.isEmpty }
+
+    /// The number of bytes waiting to be written.
+    public var pendingByteCount: Int {
+        entries.reduce(0) { $0 + $1.bytes.count } - writtenOfHead
+    }
+
+    /// The next waiting bytes, in order (the in-flight frame's rest first, then whole frames up to
+    /// about `maximumChunkBytes`); write some and `consume` what was written.
+    public func nextBytes() -> ArraySlice<UInt8> {
+        guard let head = entries.first else { return [] }
+        if entries.count == 1 { return head.bytes[writtenOfHead...] }
+        var bytes = Array(head.bytes[writtenOfHead...])
+        for entry in entries.dropFirst() {
+            if bytes.count + entry.bytes.count > Self.maximumChunkBytes { break }
+            bytes.append(contentsOf: entry.bytes)
+        }
+        return bytes[...]
+    }
+
+    /// How many bytes `nextBytes()` gathers at most (beyond the first frame).
+    public static let maximumChunkBytes = 4096
+
+    /// Marks the first `count` waiting bytes as written.
+    public mutating func consume(_ count: Int) {
+        var remaining = max(0, count)
+        while remaining > 0, let head = entries.first {
+            let left = head.bytes.count - writtenOfHead
+            if remaining >= left {
+                remaining -= left
+                entries.removeFirst()
+                writtenOfHead = 0
+            } else {
+                writtenOfHead += remaining
+                remaining = 0
+            }
+        }
+    }
+
+    /// Drops everything (the link was lost; nothing stale may go out after a reconnect).
+    public mutating func clear() {
+        entries.removeAll()
+        writtenOfHead = 0
+    }
+
+    /// The frames not yet completely written, oldest first (the in-flight one included).
+    public var pendingFrames: [Frame] { entries.map(\.frame) }
+
+    /// True when the first frame has been partly written.
+    public var hasFrameInFlight: Bool { writtenOfHead > 0 }
+}

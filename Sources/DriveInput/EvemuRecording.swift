@@ -1,0 +1,209 @@
+import DriveSystem
+import Glibc
+
+/// A device description and its events in evemu's text format, as `evemu-record` writes it:
+///
+///     # EVEMU 1.3
+///     N: Microsoft X-Box 360 pad
+///     I: 0003 045e 028e 0114                 (bustype vendor product version, hex)
+///     P: 00 00 00 00 00 00 00 00             (INPUT_PROP bits, 8 hex bytes per line)
+///     B: 01 00 00 00 00 00 00 00 00          (event type, then 8 hex bytes of its code bits per line)
+///     A: 00 -32768 32767 16 128 0            (axis code hex; min max fuzz flat [resolution] decimal)
+///     E: 0.000001 0003 0000 -1234   # …      (sec.usec, type and code hex, value decimal)
+///
+/// `#` starts a comment anywhere except in the `N:` line. `L:`/`S:` (LED and switch states) are accepted.
+public struct EvemuRecording: Hashable, Sendable {
+    /// The format version from a leading `# EVEMU x.y` line, if present.
+    public var formatVersion: String?
+    /// The device: name, ids, properties, keys and axes from the header.
+    public var info: InputDeviceInfo
+    /// Every supported code per event type (from the `B:` lines).
+    public var supportedCodes: [UInt16: Set<UInt16>]
+    /// The events, in file order.
+    public var events: [InputEvent]
+    /// The 1-based line number of each event.
+    public var eventLines: [Int]
+
+    /// Creates a recording directly.
+    public init(
+        formatVersion: String? = nil, info: InputDeviceInfo, supportedCodes: [UInt16: Set<UInt16>] = [:],
+        events: [InputEvent] = [], eventLines: [Int] = []
+    ) {
+        self.formatVersion = formatVersion
+        self.info = info
+        self.supportedCodes = supportedCodes
+        self.events = events
+        self.eventLines = eventLines
+    }
+
+    /// Reads and parses the file at `path`; throws `EvemuError` (with `file` set) or `InputDeviceError`.
+    public init(contentsOfFile path: String) throws {
+        guard SysfsFile.exists(path) else { throw InputDeviceError.notFound(path: path) }
+        guard let text = SysfsFile.readRaw(path) else {
+            throw InputDeviceError.system(SystemError(call: "read \(path)", errno: errno))
+        }
+        do {
+            self = try Self.parse(text)
+        } catch var error as EvemuError {
+            error.file = path
+            throw error
+        }
+    }
+
+    /// The time of the last event relative to the first, in microseconds (0 without events).
+    public var durationMicroseconds: Int64 {
+        guard let first = events.first, let last = events.last else { return 0 }
+        return max(0, last.timeMicroseconds - first.timeMicroseconds)
+    }
+
+    private enum Section: Int, Comparable {
+        case start, name, id, header, events
+        static func < (lhs: Section, rhs: Section) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    /// Parses evemu text; malformed input throws `EvemuError` with the line number and what was expected.
+    public static func parse(_ text: String) throws -> EvemuRecording {
+        var recording = EvemuRecording(info: InputDeviceInfo(name: ""))
+        var section = Section.start
+        var propertyBytes = 0
+        var maskBytes: [UInt16: Int] = [:]
+        var lineNumber = 0
+        // "\r\n" is one Character in Swift: split on both line ends.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for rawLine in lines {
+            lineNumber += 1
+            var line = Substring(rawLine)
+            if line.last == "\r" { line = line.dropLast() }
+            if line.hasPrefix("#") {
+                if lineNumber == 1, line.hasPrefix("# EVEMU ") {
+                    recording.formatVersion = String(line.dropFirst(8)).trimmingSpaces()
+                }
+                continue
+            }
+            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
+            let prefix = line.prefix(2)
+
+            if section == .start {
+                guard prefix == "N:" else {
+                    throw EvemuError(line: lineNumber, message: "expected \"N: <device name>\" (the evemu-record header), got \"\(line)\"")
+                }
+                let name = String(line.dropFirst(2)).trimmingSpaces()
+                guard !name.isEmpty else {
+                    throw EvemuError(line: lineNumber, message: "expected a device name after \"N:\"")
+                }
+                recording.info.name = name
+                section = .name
+                continue
+            }
+
+            // Everything but the name may carry a trailing comment.
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let fields = content.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })
+
+            if section == .name {
+                guard prefix == "I:" else {
+                    throw EvemuError(line: lineNumber, message: "expected \"I: <bustype> <vendor> <product> <version>\" (hex) after the name, got \"\(line)\"")
+                }
+                let ids = fields.compactMap { UInt16($0, radix: 16) }
+                guard fields.count == 4, ids.count == 4 else {
+                    throw EvemuError(line: lineNumber, message: "expected \"I: <bustype> <vendor> <product> <version>\" as four hex numbers, got \"\(line)\"")
+                }
+                recording.info.bustype = ids[0]
+                recording.info.vendor = ids[1]
+                recording.info.product = ids[2]
+                recording.info.version = ids[3]
+                section = .id
+                continue
+            }
+
+            switch prefix {
+            case "P:", "B:", "A:", "L:", "S:":
+                if section == .events {
+                    throw EvemuError(line: lineNumber, message: "expected an \"E: <sec>.<usec> <type> <code> <value>\" line, got a header line \"\(line)\" after the events began")
+                }
+                section = .header
+                switch prefix {
+                case "P:":
+                    let bytes = fields.compactMap { UInt8($0, radix: 16) }
+                    guard fields.count == 8, bytes.count == 8 else {
+                        throw EvemuError(line: lineNumber, message: "expected \"P:\" with 8 hex bytes of INPUT_PROP bits, got \"\(line)\"")
+                    }
+                    for bit in setBits(bytes, firstBit: propertyBytes * 8) { recording.info.properties.insert(bit) }
+                    propertyBytes += 8
+                case "B:":
+                    let numbers = fields.compactMap { UInt8($0, radix: 16) }
+                    guard fields.count == 9, numbers.count == 9, numbers[0] < 0x20 else {
+                        throw EvemuError(line: lineNumber, message: "expected \"B: <type> <8 hex bytes>\" (an event type below 0x20 and its code bits), got \"\(line)\"")
+                    }
+                    let type = UInt16(numbers[0])
+                    let offset = maskBytes[type, default: 0]
+                    let codes = setBits(Array(numbers[1...]), firstBit: offset * 8)
+                    recording.supportedCodes[type, default: []].formUnion(codes)
+                    if type == EvdevCode.evKey { recording.info.keys.formUnion(codes) }
+                    maskBytes[type] = offset + 8
+                case "A:":
+                    let code = fields.first.flatMap { UInt16($0, radix: 16) }
+                    let numbers = fields.dropFirst().compactMap { Int32($0) }
+                    guard let code, code <= EvdevCode.absMax, fields.count == 5 || fields.count == 6,
+                        numbers.count == fields.count - 1
+                    else {
+                        throw EvemuError(line: lineNumber, message: "expected \"A: <code (hex)> <min> <max> <fuzz> <flat> [<resolution>]\", got \"\(line)\"")
+                    }
+                    recording.info.axes[code] = AbsInfo(
+                        minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
+                        resolution: numbers.count > 4 ? numbers[4] : 0)
+                default:
+                    guard fields.count == 2, UInt16(fields[0], radix: 16) != nil, Int32(fields[1]) != nil else {
+                        throw EvemuError(line: lineNumber, message: "expected \"\(prefix) <code (hex)> <state>\", got \"\(line)\"")
+                    }
+                }
+            case "E:":
+                section = .events
+                guard fields.count == 4, let event = parseEvent(fields) else {
+                    throw EvemuError(line: lineNumber, message: "expected \"E: <sec>.<usec> <type (hex)> <code (hex)> <value>\", got \"\(line)\"")
+                }
+                recording.events.append(event)
+                recording.eventLines.append(lineNumber)
+            default:
+                throw EvemuError(line: lineNumber, message: "expected a line starting with P:, B:, A:, L:, S: or E:, got \"\(line)\"")
+            }
+        }
+        let endsWithNewline = text.last == "\n" || text.last == "\r\n"
+        let end = text.isEmpty ? 1 : (endsWithNewline ? lineNumber : lineNumber + 1)
+        switch section {
+        case .start:
+            throw EvemuError(line: max(1, end), message: "expected \"N: <device name>\" but the file ends (empty or only comments)")
+        case .name:
+            throw EvemuError(line: end, message: "expected \"I: <bustype> <vendor> <product> <version>\" but the file ends (truncated header)")
+        default:
+            break
+        }
+        return recording
+    }
+
+    private static func setBits(_ bytes: [UInt8], firstBit: Int) -> Set<UInt16> {
+        var bits: Set<UInt16> = []
+        for (index, byte) in bytes.enumerated() {
+            for bit in 0..<8 where byte & (1 << bit) != 0 {
+                let number = firstBit + index * 8 + bit
+                if number <= Int(UInt16.max) { bits.insert(UInt16(number)) }
+            }
+        }
+        return bits
+    }
+
+    private static func parseEvent(_ fields: [Substring]) -> InputEvent? {
+        let time = fields[0].split(separator: ".", omittingEmptySubsequences: false)
+        guard time.count == 2, !time[0].isEmpty, !time[1].isEmpty, time[1].count <= 6,
+            time[0].allSatisfy(\.isASCIIDigit), time[1].allSatisfy(\.isASCIIDigit),
+            let seconds = Int64(time[0]), let microseconds = Int64(time[1]),
+            let type = UInt16(fields[1], radix: 16), let code = UInt16(fields[2], radix: 16),
+            let value = Int32(fields[3])
+        else { return nil }
+        return InputEvent(seconds: seconds, microseconds: microseconds, type: type, code: code, value: value)
+    }
+}
+
+extension Character {
+    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+}

@@ -1,1 +1,0 @@
-// DriveInput module: see README architecture.

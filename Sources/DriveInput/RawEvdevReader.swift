@@ -1,0 +1,97 @@
+import DriveCore
+import DriveMapping
+import DriveSystem
+import Glibc
+
+/// Reads raw kernel `struct input_event` bytes from any fd (a pipe, a replay, an evdev node without libevdev)
+/// on the event loop through the same decoder and assembler the real device uses.
+public final class RawEvdevReader {
+    /// Called with every raw event before it is assembled (for `carbridge monitor`).
+    public var onEvent: ((InputEvent) -> Void)?
+    /// Called with every completed frame.
+    public var onFrame: ((InputFrame) -> Void)?
+    /// Called once at end of input (the writer closed) or on a read error; the reader is closed by then.
+    public var onGone: ((String) -> Void)?
+    /// True until `close()` or the end of input.
+    public private(set) var isOpen = true
+
+    private let loop: EventLoop
+    private var fd: Int32
+    private let ownsFD: Bool
+    private var decoder = InputEventDecoder()
+    private var assembler: EvdevFrameAssembler
+    private var buffer = [UInt8](repeating: 0, count: InputEventDecoder.recordSize * 64)
+    private var goneReported = false
+
+    /// Reads `fd` (made non-blocking) with `absInfo` for normalisation; closes it on `close()` when `ownsFD`.
+    public init(
+        fd: Int32, loop: EventLoop, absInfo: [UInt16: AbsInfo], axisShapes: [UInt16: AxisShape] = [:],
+        isAccelerometer: Bool = false, ownsFD: Bool = true
+    ) throws {
+        self.fd = fd
+        self.loop = loop
+        self.ownsFD = ownsFD
+        self.assembler = EvdevFrameAssembler(absInfo: absInfo, axisShapes: axisShapes, isAccelerometer: isAccelerometer)
+        try Syscall.setNonBlocking(fd)
+    }
+
+    deinit {
+        if isOpen && ownsFD { Syscall.close(fd) }
+    }
+
+    /// Asked for the real state after `SYN_DROPPED` (nil: release all keys, re-emit the last axes).
+    public var stateSource: (() -> EvdevStateSnapshot?)? {
+        get { assembler.stateSource }
+        set { assembler.stateSource = newValue }
+    }
+
+    /// The keys down as far as the reader knows.
+    public var keysDown: Set<UInt16> { assembler.keysDown }
+
+    /// How many `SYN_DROPPED` events were seen.
+    public var droppedCount: Int { assembler.droppedCount }
+
+    /// Starts watching the fd on the loop.
+    public func start() throws {
+        guard isOpen else { return }
+        try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
+    }
+
+    /// Stops reading and closes the fd if owned (no `onGone`).
+    public func close() {
+        guard isOpen else { return }
+        isOpen = false
+        loop.unwatch(fd)
+        if ownsFD { Syscall.close(fd) }
+        fd = -1
+    }
+
+    private func readAvailable(_ events: IOEvents) {
+        let now = loop.now()
+        while isOpen {
+            let count: Int?
+            do {
+                count = try buffer.withUnsafeMutableBytes { try Syscall.read(fd, into: $0) }
+            } catch let error as SystemError {
+                return gone(error.errno == ENODEV ? "device removed (ENODEV)" : "read failed: \(error)")
+            } catch {
+                return gone("read failed: \(error)")
+            }
+            guard let count else { return }  // EAGAIN: all read
+            if count == 0 { return gone("end of input") }
+            let decoded = buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+            for event in decoded {
+                onEvent?(event)
+                if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
+                if !isOpen { return }
+            }
+        }
+    }
+
+    private func gone(_ reason: String) {
+        guard !goneReported else { return }
+        goneReported = true
+        close()
+        onGone?(reason)
+    }
+}

@@ -1,0 +1,20 @@
+import DriveCore
+
+/// A connection to the car, driven by one `EventLoop`: it moves frames out and car lines in,
+/// and reports its state. It never decides what to send.
+public protocol CarLink: AnyObject {
+    /// A short name for logs, e.g. `tcp://127.0.0.1:9000`.
+    var name: String { get }
+    /// The current state.
+    var state: LinkState { get }
+    /// Called on every state change.
+    var onStateChange: ((LinkState) -> Void)? { get set }
+    /// Called for every line the car sends.
+    var onLine: ((CarLine) -> Void)? { get set }
+    /// Starts connecting (and reconnecting after losses).
+    func start()
+    /// Queues `frame` (newest motion frame wins, E/F kept in order); dropped while not up.
+    func send(_ frame: Frame)
+    /// Stops reconnecting, flushes what is queued for at most `flushWithin`, closes, then calls `done`.
+    func shutdown(flushWithin: Duration, then done: @escaping () -> Void)
+}

@@ -1,0 +1,200 @@
+import DriveCore
+import DriveSystem
+import Glibc
+
+/// The car's side of one connection: parses every line strictly (`CarFrameParser`, `CarModel`),
+/// reports frames, violations and what the car does, and talks back: `OK …` on start, `CAR <action>`
+/// when what the car does changes, `ERR <reason>` for a bad line, `BAT,N` every `statusInterval`.
+public final class CarSimulatorSession {
+    /// Tunables of a simulated car.
+    public struct Options: Hashable, Sendable {
+        /// How often `BAT,N` is sent; nil = never.
+        public var statusInterval: Duration?
+        /// Accept speed jumps larger than 10 (analog throttle).
+        public var allowSpeedJumps: Bool
+        /// Send `CAR <action>` lines back when the action changes.
+        public var reportsActions: Bool
+        /// The battery level the car starts with (percent).
+        public var initialBattery: Int
+
+        /// Creates options; defaults: status every 5 s, strict speed steps, actions reported, 100 %.
+        public init(
+            statusInterval: Duration? = .seconds(5), allowSpeedJumps: Bool = false, reportsActions: Bool = true,
+            initialBattery: Int = 100
+        ) {
+            self.statusInterval = statusInterval
+            self.allowSpeedJumps = allowSpeedJumps
+            self.reportsActions = reportsActions
+            self.initialBattery = initialBattery
+        }
+    }
+
+    /// Where the session's bytes come from, e.g. `tcp 127.0.0.1:40112` or `pty /dev/pts/4`.
+    public let name: String
+    /// Called for every valid frame, with the time it was read.
+    public var onFrame: ((Frame, Instant) -> Void)?
+    /// Called for every broken rule: the reason and the line.
+    public var onViolation: ((String, String) -> Void)?
+    /// Called for connection events and changes of what the car does.
+    public var onEvent: ((String) -> Void)?
+    /// Called once when the session ends (the peer closed or `close()`).
+    public var onClose: (() -> Void)?
+    /// What the car knows.
+    public private(set) var model: CarModel
+    /// The battery level in percent, decreasing by 1 per status line.
+    public private(set) var battery: Int
+    /// What the car currently does, e.g. "forward at 40".
+    public private(set) var action = "stopped (forward, straight)"
+    /// Lines that were not valid frames or broke a rule.
+    public private(set) var violationCount = 0
+    /// True until the session ends.
+    public var isOpen: Bool { fd >= 0 }
+
+    private let loop: EventLoop
+    private let options: Options
+    private var fd: Int32
+    private let closesFD: Bool
+    private var assembler = LineAssembler()
+    private var output: [UInt8] = []
+    private var statusTimer: EventLoop.TimerID?
+    private static let outputLimit = 64 * 1024
+
+    /// Serves the car side of `fd` (non-blocking); `closesFD` says whether the session owns it.
+    public init(fd: Int32, name: String, loop: EventLoop, options: Options = Options(), closesFD: Bool = true) {
+        self.fd = fd
+        self.name = name
+        self.loop = loop
+        self.options = options
+        self.closesFD = closesFD
+        self.model = CarModel(allowSpeedJumps: options.allowSpeedJumps)
+        self.battery = options.initialBattery
+    }
+
+    deinit {
+        if let statusTimer { loop.cancel(statusTimer) }
+        if fd >= 0 {
+            loop.unwatch(fd)
+            if closesFD { Syscall.close(fd) }
+        }
+    }
+
+    /// Starts reading, says hello and schedules status lines.
+    public func start() throws {
+        try loop.watch(fd, for: .readable) { [weak self] events in self?.handle(events) }
+        write("OK carbridge car simulator ready")
+        scheduleStatus()
+    }
+
+    /// Ends the session (closing the fd if the session owns it).
+    public func close() {
+        guard fd >= 0 else { return }
+        if let statusTimer { loop.cancel(statusTimer) }
+        statusTimer = nil
+        loop.unwatch(fd)
+        if closesFD { Syscall.close(fd) }
+        fd = -1
+        onClose?()
+    }
+
+    /// Handles one line as if it had just been read (the parsing and rules, without I/O).
+    public func receive(line: String, at time: Instant) {
+        switch CarFrameParser.parse(line) {
+        case .failure(let error):
+            violation(error.reason, line: line)
+        case .success(let frame):
+            for broken in model.receive(frame) { violation(broken, line: line) }
+            onFrame?(frame, time)
+            let now = CarModel.describe(frame)
+            let isAction = frame.isMotion || frame.kind == .engineOff
+            if !isAction || now != action {
+                if isAction { action = now }
+                onEvent?("car: \(now)")
+                if options.reportsActions { write("CAR \(now)") }
+            }
+        }
+    }
+
+    private func violation(_ reason: String, line: String) {
+        violationCount += 1
+        onViolation?(reason, line)
+        write("ERR \(reason)")
+    }
+
+    private func scheduleStatus() {
+        guard let interval = options.statusInterval, interval > .zero else { return }
+        statusTimer = loop.schedule(after: interval) { [weak self] in
+            guard let self, self.fd >= 0 else { return }
+            self.battery = max(0, self.battery - 1)
+            self.write("BAT,\(self.battery)")
+            self.scheduleStatus()
+        }
+    }
+
+    private func handle(_ events: IOEvents) {
+        if events.contains(.writable) { flushOutput() }
+        guard fd >= 0, !events.intersection([.readable, .hangup, .error, .readHangup]).isEmpty else { return }
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let descriptor = fd
+            let result: Int?
+            do {
+                result = try buffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
+            } catch let error as SystemError {
+                onEvent?("\(name): read failed (\(SocketSupport.reason(error.errno))), closing")
+                close()
+                return
+            } catch {
+                close()
+                return
+            }
+            guard let count = result else { return }
+            if count == 0 {
+                if let rest = assembler.finish() { receive(line: rest, at: loop.now()) }
+                onEvent?("\(name): the bridge closed the connection")
+                close()
+                return
+            }
+            let time = loop.now()
+            for line in assembler.append(buffer[..<count]) {
+                receive(line: line, at: time)
+                if fd < 0 { return }
+            }
+            if count < buffer.count { return }
+        }
+    }
+
+    private func write(_ line: String) {
+        guard fd >= 0 else { return }
+        if output.count + line.utf8.count + 1 > Self.outputLimit { return }  // the bridge is not reading: drop
+        output.append(contentsOf: line.utf8)
+        output.append(0x0A)
+        flushOutput()
+    }
+
+    private func flushOutput() {
+        guard fd >= 0 else { return }
+        while !output.isEmpty {
+            let result: Int?
+            do {
+                result = try output.withUnsafeBytes { raw in
+                    try Syscall.nonBlocking("send") {
+                        Glibc.send(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL))
+                    }
+                }
+            } catch let error as SystemError where error.errno == ENOTSOCK {
+                do {
+                    result = try output.withUnsafeBytes { try Syscall.write(fd, $0) }
+                } catch {
+                    output.removeAll()
+                    return
+                }
+            } catch {
+                output.removeAll()  // the peer is gone; reading will notice and close
+                return
+            }
+            guard let count = result, count > 0 else { break }
+            output.removeFirst(count)
+        }
+        try? loop.change(fd, to: output.isEmpty ? .readable : [.readable, .writable])
+    }
+}

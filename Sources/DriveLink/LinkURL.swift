@@ -1,0 +1,141 @@
+/// Where the car is: parsed from `rfcomm://…`, `serial://…`, `tcp://…`, `stdout` or `sim`.
+public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
+    /// BlueZ RFCOMM to a Bluetooth address (upper-case `AA:BB:CC:DD:EE:FF`) on channel 1…30.
+    case rfcomm(address: String, channel: Int)
+    /// A serial tty (e.g. `/dev/rfcomm0`, `/dev/ttyUSB0`) at a baud rate.
+    case serial(path: String, baud: Int)
+    /// A TCP connection (a car bridge on the network, or `carbridge car-sim`).
+    case tcp(host: String, port: Int)
+    /// Dry run: frames are printed to standard output.
+    case stdout
+    /// An in-process simulated car.
+    case sim
+
+    /// The baud rates a serial link accepts.
+    public static let supportedBaudRates = [9600, 19200, 38400, 57600, 115200]
+    /// The default serial baud rate (HC-05 factory setting).
+    public static let defaultBaud = 9600
+    /// The default RFCOMM channel.
+    public static let defaultChannel = 1
+    /// The accepted forms, for error messages and help.
+    public static let acceptedForms =
+        "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim"
+
+    /// Parses a link URL; throws `LinkURLError` naming what is wrong.
+    public init(parsing text: String) throws(LinkURLError) {
+        let trimmed = text.trimmingASCIISpaces()
+        func fail(_ problem: String) -> LinkURLError { LinkURLError(url: text, problem: problem) }
+        if trimmed.isEmpty { throw fail("the link URL is empty") }
+        if trimmed == "stdout" || trimmed == "stdout://" { self = .stdout; return }
+        if trimmed == "sim" || trimmed == "sim://" { self = .sim; return }
+        guard let schemeEnd = trimmed.firstRange(of: "://") else {
+            throw fail("\"\(trimmed)\" has no scheme")
+        }
+        let scheme = trimmed[..<schemeEnd.lowerBound].lowercased()
+        let rest = String(trimmed[schemeEnd.upperBound...])
+        switch scheme {
+        case "rfcomm": self = try Self.parseRFCOMM(rest, fail)
+        case "serial": self = try Self.parseSerial(rest, fail)
+        case "tcp": self = try Self.parseTCP(rest, fail)
+        default: throw fail("unknown scheme \"\(scheme)\"")
+        }
+    }
+
+    private static func parseRFCOMM(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
+        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { throw fail("an rfcomm URL is rfcomm://ADDRESS or rfcomm://ADDRESS/CHANNEL") }
+        let address = String(parts[0]).uppercased()
+        guard isBluetoothAddress(address) else {
+            throw fail("\"\(parts[0])\" is not a Bluetooth address (six hex pairs like 98:D3:31:FB:12:34)")
+        }
+        var channel = defaultChannel
+        if parts.count == 2 {
+            guard let value = decimal(parts[1]), (1...30).contains(value) else {
+                throw fail("RFCOMM channel \"\(parts[1])\" must be a number from 1 to 30")
+            }
+            channel = value
+        }
+        return .rfcomm(address: address, channel: channel)
+    }
+
+    private static func parseSerial(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
+        var path = rest
+        var baud = defaultBaud
+        if let question = rest.firstIndex(of: "?") {
+            path = String(rest[..<question])
+            let query = rest[rest.index(after: question)...]
+            for item in query.split(separator: "&") {
+                let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair.count == 2, pair[0] == "baud" else {
+                    throw fail("unknown serial option \"\(item)\" (only baud=N is accepted)")
+                }
+                guard let value = decimal(pair[1]), supportedBaudRates.contains(value) else {
+                    let rates = supportedBaudRates.map(String.init).joined(separator: ", ")
+                    throw fail("baud \"\(pair[1])\" is not supported (use one of \(rates))")
+                }
+                baud = value
+            }
+        }
+        guard path.hasPrefix("/"), path.count > 1 else {
+            throw fail("a serial URL needs an absolute device path, like serial:///dev/rfcomm0")
+        }
+        return .serial(path: path, baud: baud)
+    }
+
+    private static func parseTCP(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
+        var hostPort = Substring(rest)
+        if hostPort.hasSuffix("/") { hostPort = hostPort.dropLast() }
+        let host: Substring
+        let portText: Substring
+        if hostPort.hasPrefix("[") {
+            guard let close = hostPort.firstIndex(of: "]") else { throw fail("missing ']' after the IPv6 address") }
+            host = hostPort[hostPort.index(after: hostPort.startIndex)..<close]
+            let after = hostPort[hostPort.index(after: close)...]
+            guard after.hasPrefix(":") else { throw fail("a tcp URL needs a port: tcp://HOST:PORT") }
+            portText = after.dropFirst()
+        } else {
+            guard let colon = hostPort.lastIndex(of: ":") else { throw fail("a tcp URL needs a port: tcp://HOST:PORT") }
+            host = hostPort[..<colon]
+            portText = hostPort[hostPort.index(after: colon)...]
+            if host.contains(":") { throw fail("write an IPv6 address in brackets: tcp://[::1]:PORT") }
+        }
+        guard !host.isEmpty else { throw fail("a tcp URL needs a host: tcp://HOST:PORT") }
+        guard !host.contains("/"), !host.contains(" ") else { throw fail("\"\(host)\" is not a host name") }
+        guard let port = decimal(portText), (1...65535).contains(port) else {
+            throw fail("TCP port \"\(portText)\" must be a number from 1 to 65535")
+        }
+        return .tcp(host: String(host), port: port)
+    }
+
+    /// True for `AA:BB:CC:DD:EE:FF` (hex, any case).
+    public static func isBluetoothAddress(_ text: String) -> Bool {
+        let pairs = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard pairs.count == 6 else { return false }
+        return pairs.allSatisfy { $0.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+
+    static func decimal<S: StringProtocol>(_ text: S) -> Int? {
+        guard !text.isEmpty, text.count <= 9, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int(text)
+    }
+
+    /// The URL in its canonical spelling.
+    public var description: String {
+        switch self {
+        case .rfcomm(let address, let channel): return "rfcomm://\(address)/\(channel)"
+        case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)"
+        case .tcp(let host, let port): return host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
+        case .stdout: return "stdout"
+        case .sim: return "sim"
+        }
+    }
+}
+
+extension String {
+    func trimmingASCIISpaces() -> String {
+        var text = Substring(self)
+        while let first = text.first, first == " " || first == "\t" || first == "\n" || first == "\r" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" || last == "\n" || last == "\r" { text = text.dropLast() }
+        return String(text)
+    }
+}

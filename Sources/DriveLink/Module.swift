@@ -1,1 +1,0 @@
-// DriveLink module: see README architecture.

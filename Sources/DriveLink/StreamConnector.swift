@@ -1,0 +1,157 @@
+import CBluetooth  // owns the <sys/socket.h> declarations (SOCK_*) in this target
+import DriveSystem
+import Glibc
+
+/// How far `StreamConnector.open()` got.
+public enum ConnectProgress: Hashable, Sendable {
+    /// The fd is ready for I/O.
+    case connected
+    /// A non-blocking connect is under way: wait for writable, then `finishConnect`.
+    case inProgress
+}
+
+/// What a `StreamLink` needs to know about one kind of byte stream (TCP, RFCOMM, serial, socketpair).
+public protocol StreamConnector {
+    /// A short name for logs, e.g. `tcp://127.0.0.1:9000`.
+    var name: String { get }
+    /// Opens a non-blocking, close-on-exec fd and starts connecting; throws `LinkFailure`.
+    func open() throws -> (fd: Int32, progress: ConnectProgress)
+    /// Called once the fd became writable during a connect: checks the result (SO_ERROR); throws `LinkFailure`.
+    func finishConnect(_ fd: Int32) throws
+    /// One sentence for a connect that took longer than `timeout`.
+    func connectTimeoutSentence(_ timeout: Duration) -> String
+    /// One sentence for an I/O error after the link was up.
+    func lossSentence(_ error: SystemError) -> String
+    /// Writes bytes without blocking: nil when it would block.
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int?
+    /// Bytes written but still in the kernel's output queue, when the kernel can tell.
+    func unsentByteCount(_ fd: Int32) -> Int?
+    /// Last step before `close` at shutdown (e.g. discard tty output so close never blocks).
+    func prepareClose(_ fd: Int32)
+}
+
+extension StreamConnector {
+    /// Default: "no answer from NAME within N s".
+    public func connectTimeoutSentence(_ timeout: Duration) -> String {
+        "no answer from \(name) within \(SocketSupport.secondsText(timeout)) s: check that the car is on and reachable"
+    }
+
+    /// Default: `write(2)`.
+    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
+        try Syscall.write(fd, bytes)
+    }
+
+    /// Default: `TIOCOUTQ` (also `SIOCOUTQ` on sockets).
+    public func unsentByteCount(_ fd: Int32) -> Int? {
+        var count: Int32 = 0
+        return cb_ioctl_ptr(fd, UInt(TIOCOUTQ), &count) == 0 ? Int(count) : nil
+    }
+
+    /// Default: nothing.
+    public func prepareClose(_ fd: Int32) {}
+}
+
+/// Socket helpers shared by the connectors and the car simulator.
+public enum SocketSupport {
+    /// `SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC`, for socket(2) and socketpair(2).
+    public static let streamSocketType =
+        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    /// `SOCK_STREAM`, for getaddrinfo hints.
+    public static let streamType = Int32(SOCK_STREAM.rawValue)
+
+    /// The pending error of a socket whose non-blocking connect finished (SO_ERROR), 0 when connected.
+    public static func pendingError(_ fd: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) != 0 { return Glibc.errno }
+        return value
+    }
+
+    /// `send(2)` with MSG_NOSIGNAL (no SIGPIPE when the peer is gone); nil when it would block.
+    public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
+        try Syscall.nonBlocking("send") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Turns off Nagle's algorithm: a frame goes out at once.
+    public static func setNoDelay(_ fd: Int32) {
+        var one: Int32 = 1
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// "5" for 5 s, "0.5" for 500 ms.
+    public static func secondsText(_ duration: Duration) -> String {
+        let ms = duration.nanoseconds / 1_000_000
+        if ms % 1000 == 0 { return "\(ms / 1000)" }
+        let tenths = ms / 100
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    /// The C library's text for an errno, lower-cased first letter: "connection refused".
+    public static func reason(_ code: Int32) -> String {
+        var text = String(cString: strerror(code))
+        if let first = text.first { text = first.lowercased() + text.dropFirst() }
+        return text
+    }
+
+    /// "HOST:PORT" for an IPv4/IPv6 socket address.
+    public static func describe(_ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> String {
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
+        let rc = getnameinfo(
+            address, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
+            NI_NUMERICHOST | NI_NUMERICSERV)
+        guard rc == 0 else { return "?" }
+        let hostText = host.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let serviceText = service.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return hostText.contains(":") ? "[\(hostText)]:\(serviceText)" : "\(hostText):\(serviceText)"
+    }
+
+    /// Resolves `host`/`port` for a stream socket (numeric addresses or names); throws `LinkFailure`.
+    public static func resolve(host: String, port: Int, passive: Bool = false) throws -> [ResolvedAddress] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = streamType
+        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
+        var list: UnsafeMutablePointer<addrinfo>?
+        let rc = getaddrinfo(host, String(port), &hints, &list)
+        guard rc == 0, let first = list else {
+            let why = rc == EAI_SYSTEM ? reason(Glibc.errno) : String(cString: gai_strerror(rc))
+            throw LinkFailure("cannot resolve host \"\(host)\" (\(why)): check the name or use a numeric address")
+        }
+        defer { freeaddrinfo(list) }
+        var result: [ResolvedAddress] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let info = cursor {
+            if let address = info.pointee.ai_addr {
+                var storage = sockaddr_storage()
+                let length = info.pointee.ai_addrlen
+                withUnsafeMutableBytes(of: &storage) { raw in
+                    raw.copyMemory(from: UnsafeRawBufferPointer(start: address, count: Int(length)))
+                }
+                result.append(ResolvedAddress(family: info.pointee.ai_family, storage: storage, length: length))
+            }
+            cursor = info.pointee.ai_next
+        }
+        return result
+    }
+}
+
+/// One address from `getaddrinfo`, copied out.
+public struct ResolvedAddress {
+    /// AF_INET or AF_INET6.
+    public var family: Int32
+    /// The socket address.
+    public var storage: sockaddr_storage
+    /// Its length.
+    public var length: socklen_t
+
+    /// Calls `body` with the address as a `sockaddr` pointer.
+    public func withSockaddr<T>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> T) -> T {
+        withUnsafeBytes(of: storage) { raw in
+            body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
+        }
+    }
+
+    /// "HOST:PORT".
+    public var text: String { withSockaddr { SocketSupport.describe($0, $1) } }
+}

@@ -1,0 +1,171 @@
+import DriveCore
+import DriveLink
+import DriveSystem
+import Logging
+
+/// Wires one drive state machine to one link on one event loop: controls in, frames out,
+/// one timer armed at the machine's next deadline, link state changes turned into safety events.
+///
+/// The machine decides what is sent and when; the bridge only delivers. Every input source
+/// (keyboard, gamepad, tilt, replay) calls `apply(_:)`.
+public final class Bridge {
+    /// The event loop everything runs on.
+    public let loop: EventLoop
+    /// The link to the car.
+    public let link: CarLink
+    private var machine: DriveMachine
+    private let logger: Logger
+    private var timer: EventLoop.TimerID?
+    private var timerDeadline: Instant?
+    private var shuttingDown = false
+
+    /// The last frame handed to the link and when.
+    public private(set) var lastFrame: (frame: Frame, time: Instant)?
+    /// How many frames were handed to the link.
+    public private(set) var framesSent = 0
+    /// The car's recent lines (at most `historyLimit`).
+    public private(set) var carLines: [(time: Instant, text: String)] = []
+    /// Recent notices for the view (at most `historyLimit`).
+    public private(set) var notices: [String] = []
+    /// Input sources in use, for the view.
+    public var inputs: [String] = [] { didSet { changed() } }
+    /// How many car lines and notices are kept.
+    public var historyLimit = 50
+    /// Called after anything the view shows has changed.
+    public var onChange: (() -> Void)?
+    /// Log every car line (off while the run view shows them itself).
+    public var logsCarLines = true
+    /// Called each time the link comes up.
+    public var onLinkUp: (() -> Void)?
+    /// Called with every frame handed to the link (for tests and dry runs).
+    public var onFrame: ((Frame, Instant) -> Void)?
+
+    /// Creates a bridge; call `start()` to connect.
+    public init(settings: DriveSettings, link: CarLink, loop: EventLoop, logger: Logger) {
+        self.machine = DriveMachine(settings: settings)
+        self.link = link
+        self.loop = loop
+        self.logger = logger
+        link.onStateChange = { [weak self] state in self?.linkChanged(to: state) }
+        link.onLine = { [weak self] line in self?.carSaid(line) }
+    }
+
+    /// The drive state right now.
+    public var state: DriveState { machine.state }
+
+    /// Everything the view shows.
+    public var snapshot: BridgeSnapshot {
+        BridgeSnapshot(
+            state: machine.state, linkName: link.name, linkStatus: link.state.description,
+            lastFrame: lastFrame, framesSent: framesSent, carLines: carLines, notices: notices, inputs: inputs)
+    }
+
+    /// Starts the link (connecting in the background).
+    public func start() {
+        logger.info("connecting to \(link.name)")
+        link.start()
+    }
+
+    /// Applies a control from any input source now.
+    public func apply(_ control: Control) {
+        guard !shuttingDown else { return }
+        if !link.state.isUp {
+            // Motion never starts on a link that cannot carry it (and never resumes by itself later).
+            switch control {
+            case .speedUp, .setSpeed:
+                note("link \(link.state): \(control == .speedUp ? "Speed+" : "throttle") ignored")
+                return
+            default: break
+            }
+        }
+        let now = loop.now()
+        let frames = machine.handle(control, at: now)
+        deliver(frames, at: now)
+        changed()
+    }
+
+    /// Logs a notice; while the run view is up, the log sink shows it among the view's notices.
+    public func note(_ text: String) {
+        logger.notice("\(text)")
+    }
+
+    /// Adds a line to the view's notices only.
+    public func appendNotice(_ text: String) {
+        notices.append(text)
+        if notices.count > historyLimit { notices.removeFirst(notices.count - historyLimit) }
+        changed()
+    }
+
+    /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
+    public func shutdown(reason: String, flushWithin: Duration = .seconds(1), then done: @escaping () -> Void) {
+        guard !shuttingDown else { return }
+        let now = loop.now()
+        let frames = machine.handle(.shutdown, at: now)
+        deliver(frames, at: now)
+        shuttingDown = true
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        logger.info("shutting down (\(reason))\(frames.isEmpty ? "" : ": sent \(frames.map(\.text).joined(separator: " "))")")
+        changed()
+        link.shutdown(flushWithin: flushWithin, then: done)
+    }
+
+    private func deliver(_ frames: [Frame], at now: Instant) {
+        for frame in frames {
+            if link.state.isUp {
+                link.send(frame)
+                lastFrame = (frame, now)
+                framesSent += 1
+                onFrame?(frame, now)
+            }
+        }
+        rearm()
+    }
+
+    private func rearm() {
+        let wanted = shuttingDown ? nil : machine.nextDeadline
+        if wanted == timerDeadline, timer != nil || wanted == nil { return }
+        if let timer { loop.cancel(timer) }
+        timer = nil
+        timerDeadline = wanted
+        guard let wanted else { return }
+        timer = loop.schedule(at: wanted) { [weak self] in self?.timerFired() }
+    }
+
+    private func timerFired() {
+        timer = nil
+        timerDeadline = nil
+        let now = loop.now()
+        let before = machine.state.engineOn
+        let frames = machine.tick(at: now)
+        if before && !machine.state.engineOn { note("idle timeout: engine off") }
+        deliver(frames, at: now)
+        if !frames.isEmpty { changed() }
+    }
+
+    private func linkChanged(to state: LinkState) {
+        let now = loop.now()
+        switch state {
+        case .up:
+            note("link up: \(link.name)")
+            deliver(machine.handle(.linkUp, at: now), at: now)
+            onLinkUp?()
+        case .down(let reason):
+            let moving = machine.state.speed > 0
+            deliver(machine.handle(.linkLost, at: now), at: now)
+            note("link down: \(reason)\(moving ? " (speed reset to 0)" : "")")
+        case .connecting, .closed:
+            break
+        }
+        changed()
+    }
+
+    private func carSaid(_ line: CarLine) {
+        if logsCarLines { logger.info("car: \(line.text)") }
+        carLines.append((line.time, line.text))
+        if carLines.count > historyLimit { carLines.removeFirst(carLines.count - historyLimit) }
+        changed()
+    }
+
+    private func changed() { onChange?() }
+}

@@ -1,0 +1,234 @@
+import TOMLKit
+
+/// A parsed TOML config file that remembers where each key stands, so every error can say `file:line`.
+///
+/// TOMLKit parses (and reports syntax errors with their position); a small line index maps
+/// `table.key` to the line that set it, because TOMLKit's tables do not keep source positions.
+public final class ConfigDocument {
+    /// The file name used in errors.
+    public let file: String
+    private let root: TOMLTable
+    private var lineOfKey: [String: Int] = [:]
+    private var lineOfTable: [String: Int] = [:]
+
+    /// Parses `text`; a syntax error throws `ConfigError` with the line TOMLKit reports.
+    public init(text: String, file: String) throws {
+        self.file = file
+        do {
+            root = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw ConfigError(
+                file: file, line: error.source.begin.line, key: nil,
+                message: "TOML syntax error: \(error.description)")
+        }
+        indexLines(text)
+    }
+
+    /// The line that set `path` (`table.key`), or the line of its table header.
+    public func line(of path: String) -> Int? {
+        if let line = lineOfKey[path] { return line }
+        if let line = lineOfTable[path] { return line }
+        if let dot = path.lastIndex(of: ".") { return lineOfTable[String(path[..<dot])] }
+        return nil
+    }
+
+    /// Every `table.key` the file sets, with its line.
+    public var keyLines: [String: Int] { lineOfKey }
+
+    /// An error about `path`, placed at its line.
+    public func error(_ path: String, _ message: String) -> ConfigError {
+        ConfigError(file: file, line: line(of: path), key: path, message: message)
+    }
+
+    /// The top-level table, for reading sections.
+    public var top: ConfigTable { ConfigTable(document: self, path: "", table: root) }
+
+    private func indexLines(_ text: String) {
+        var table = ""
+        var number = 0
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let line = rawLine.drop { $0 == " " || $0 == "\t" }
+            if line.hasPrefix("[") {
+                let inner = line.dropFirst(line.hasPrefix("[[") ? 2 : 1)
+                guard let end = inner.firstIndex(of: "]") else { continue }
+                table = Self.normalizedKeyPath(inner[..<end])
+                if lineOfTable[table] == nil { lineOfTable[table] = number }
+                continue
+            }
+            guard let equals = Self.assignmentIndex(in: line) else { continue }
+            let key = Self.normalizedKeyPath(line[..<equals])
+            if key.isEmpty { continue }
+            let path = table.isEmpty ? key : "\(table).\(key)"
+            if lineOfKey[path] == nil { lineOfKey[path] = number }
+        }
+    }
+
+    /// The index of the `=` of a `key = value` line (outside quotes), if the line is one.
+    private static func assignmentIndex(in line: Substring) -> Substring.Index? {
+        var quote: Character?
+        for index in line.indices {
+            let c = line[index]
+            if let open = quote {
+                if c == open { quote = nil }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "#" {
+                return nil
+            } else if c == "=" {
+                return index
+            }
+        }
+        return nil
+    }
+
+    /// `a . "b c"` → `a.b c`.
+    private static func normalizedKeyPath(_ text: Substring) -> String {
+        var parts: [String] = []
+        var current = ""
+        var quote: Character?
+        for c in text {
+            if let open = quote {
+                if c == open { quote = nil } else { current.append(c) }
+            } else if c == "\"" || c == "'" {
+                quote = c
+            } else if c == "." {
+                parts.append(current)
+                current = ""
+            } else if c != " " && c != "\t" {
+                current.append(c)
+            }
+        }
+        parts.append(current)
+        return parts.joined(separator: ".")
+    }
+}
+
+/// One table of a `ConfigDocument`, with typed getters that report wrong types and
+/// out-of-range values at their line, and a check for keys nobody asked for.
+public final class ConfigTable {
+    private let document: ConfigDocument
+    private let table: TOMLTable
+    /// The dotted path of this table (`""` for the top level).
+    public let path: String
+    private var consumed: Set<String> = []
+
+    init(document: ConfigDocument, path: String, table: TOMLTable) {
+        self.document = document
+        self.path = path
+        self.table = table
+    }
+
+    private func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// An error about `key` of this table, at its line.
+    public func error(_ key: String, _ message: String) -> ConfigError {
+        document.error(keyPath(key), message)
+    }
+
+    /// The keys present in this table, in file order as TOMLKit gives them.
+    public var keys: [String] { table.keys }
+
+    /// The line of `key` in this table.
+    public func line(of key: String) -> Int? { document.line(of: keyPath(key)) }
+
+    /// A sub-table; nil when absent. A key of another type is an error.
+    public func table(_ key: String) throws -> ConfigTable? {
+        consumed.insert(key)
+        guard let value = table[key] else { return nil }
+        guard let sub = value.table else { throw wrongType(key, value, expected: "a table ([\(keyPath(key))])") }
+        return ConfigTable(document: document, path: keyPath(key), table: sub)
+    }
+
+    /// A string value, or `fallback` when absent; `allowed` restricts the spelling.
+    public func string(_ key: String, default fallback: String, allowed: [String]? = nil) throws -> String {
+        consumed.insert(key)
+        guard let value = table[key] else { return fallback }
+        guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
+        if let allowed, !allowed.contains(text) {
+            throw error(key, "\"\(text)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
+        }
+        return text
+    }
+
+    /// An integer value in `range`, or `fallback` when absent.
+    public func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+        consumed.insert(key)
+        guard let value = table[key] else { return fallback }
+        guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
+        guard range.contains(number) else {
+            throw error(key, "\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
+        }
+        return number
+    }
+
+    /// A real value in `range` (integers are accepted), or `fallback` when absent.
+    public func double(_ key: String, default fallback: Double, range: ClosedRange<Double>) throws -> Double {
+        consumed.insert(key)
+        guard let value = table[key] else { return fallback }
+        let number: Double
+        if value.type == .double, let d = value.double {
+            number = d
+        } else if value.type == .int, let i = value.int {
+            number = Double(i)
+        } else {
+            throw wrongType(key, value, expected: "a number")
+        }
+        guard number.isFinite, range.contains(number) else {
+            throw error(key, "\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
+        }
+        return number
+    }
+
+    /// A boolean value, or `fallback` when absent.
+    public func bool(_ key: String, default fallback: Bool) throws -> Bool {
+        consumed.insert(key)
+        guard let value = table[key] else { return fallback }
+        guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
+        return flag
+    }
+
+    /// Every key of this table as a string value (for free-form maps like `[buttons]`).
+    public func stringEntries() throws -> [(key: String, value: String, line: Int?)] {
+        var entries: [(key: String, value: String, line: Int?)] = []
+        for key in table.keys {
+            consumed.insert(key)
+            guard let value = table[key] else { continue }
+            if value.type == .table { continue }
+            guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
+            entries.append((key, text, line(of: key)))
+        }
+        return entries.sorted { ($0.line ?? 0, $0.key) < ($1.line ?? 0, $1.key) }
+    }
+
+    /// Marks `key` as read without reading it.
+    public func accept(_ key: String) { consumed.insert(key) }
+
+    /// Throws for the first key (in line order) that no getter asked for, naming the known keys.
+    public func rejectUnknownKeys() throws {
+        let unknown = table.keys.filter { !consumed.contains($0) }
+            .sorted { (line(of: $0) ?? Int.max) < (line(of: $1) ?? Int.max) }
+        guard let first = unknown.first else { return }
+        let known = consumed.sorted().joined(separator: ", ")
+        let where_ = path.isEmpty ? "at the top level" : "in [\(path)]"
+        throw error(first, "unknown key \(where_); known keys: \(known)")
+    }
+
+    private func wrongType(_ key: String, _ value: TOMLValueConvertible, expected: String) -> ConfigError {
+        error(key, "expected \(expected), found \(Self.typeName(value.type))")
+    }
+
+    private static func typeName(_ type: TOMLType) -> String {
+        switch type {
+        case .table: return "a table"
+        case .array: return "an array"
+        case .string: return "a string"
+        case .int: return "an integer"
+        case .double: return "a floating-point number"
+        case .bool: return "a boolean"
+        case .date: return "a date"
+        case .time: return "a time"
+        case .dateTime: return "a date-time"
+        }
+    }
+}

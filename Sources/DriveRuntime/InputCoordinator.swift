@@ -1,0 +1,267 @@
+import DriveCore
+import DriveInput
+import DriveMapping
+import DriveSystem
+import Logging
+
+/// Finds, opens and watches the input devices the config picks (udev hotplug), or replays an
+/// evemu recording, and turns their frames into controls through one `ControlMapper`.
+///
+/// Safety: a device that steers or holds mapped buttons going away (removal, read error, or an
+/// accelerometer silent for `input_timeout_ms`) is reported as `.inputLost` at once; a device
+/// that comes back is opened again without a restart.
+public final class InputCoordinator {
+    /// One device in use.
+    private struct Active {
+        let descriptor: InputDeviceDescriptor
+        let role: DeviceRole
+        let key: String
+        var evdev: EvdevDevice?
+        var iio: IIOAccelerometer?
+        var retry: PermissionRetry<EvdevDevice>?
+    }
+
+    private let config: CarbridgeConfig
+    private let loop: EventLoop
+    private let logger: Logger
+    private let picker: DevicePicker
+    private var mapper: ControlMapper
+    private var mapperTimer: EventLoop.TimerID?
+    private var watcher: UdevWatcher?
+    private var known: [String: InputDeviceDescriptor] = [:]
+    private var knownOrder: [String] = []
+    private var active: [String: Active] = [:]
+    private var watchdog: EventLoop.TimerID?
+    private var accelerometerSilent = false
+    private var replay: EvemuPlayer?
+    private let inputTimeout: Duration
+
+    /// Every control the inputs produce.
+    public var onControl: ((Control) -> Void)?
+    /// A device was opened (`true`) or closed (`false`), with a description for the view.
+    public var onDeviceChange: ((String, Bool) -> Void)?
+    /// Every normalised frame, with the role it was mapped as (for `carbridge monitor`).
+    public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
+    /// The calibrate action fired: the new tilt neutral in degrees.
+    public var onCalibrate: ((Double) -> Void)?
+    /// The replay reached its end.
+    public var onReplayFinished: (() -> Void)?
+
+    /// Prepares the coordinator (resolves the mapping; throws `ConfigError`).
+    public init(config: CarbridgeConfig, loop: EventLoop, logger: Logger) throws {
+        self.config = config
+        self.loop = loop
+        self.logger = logger
+        self.picker = DevicePicker(config: config)
+        self.mapper = ControlMapper(settings: try MappingConfiguration.mapperSettings(for: config))
+        self.inputTimeout = .milliseconds(config.steering.inputTimeoutMilliseconds)
+    }
+
+    /// The devices in use, in words.
+    public var activeDescriptions: [String] {
+        active.values.sorted { $0.key < $1.key }.map { "\($0.role.rawValue) \"\($0.descriptor.name)\"" }
+    }
+
+    /// True once a replay was started.
+    public var isReplaying: Bool { replay != nil }
+
+    /// Enumerates devices and watches udev for more; devices appearing later are picked up.
+    public func startWatching() throws {
+        let watcher = try UdevWatcher(loop: loop)
+        watcher.onAppeared = { [weak self] device in self?.appeared(device) }
+        watcher.onDisappeared = { [weak self] syspath in self?.disappeared(syspath, reason: "removed") }
+        self.watcher = watcher
+        _ = try watcher.start()
+        if active.isEmpty {
+            let wanted = picker.entries.compactMap { entry in entry.match.map { "\(entry.key) = \($0)" } }
+            logger.notice("waiting for an input device (\(wanted.joined(separator: ", "))); plug one in or pair it")
+        }
+    }
+
+    /// Replays an evemu recording instead of live devices, with its timing.
+    public func startReplay(_ recording: EvemuRecording) {
+        let role: DeviceRole = recording.info.isAccelerometer ? .accelerometer : .gamepad
+        let player = EvemuPlayer(recording: recording, loop: loop)
+        let name = "replay \"\(recording.info.name)\""
+        player.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        player.onFinished = { [weak self] in
+            guard let self else { return }
+            self.logger.notice("replay finished")
+            self.deliver(self.mapper.deviceLost(role: role))
+            self.onReplayFinished?()
+        }
+        replay = player
+        onDeviceChange?(name, true)
+        player.start()
+    }
+
+    /// Closes every device.
+    public func stop() {
+        watcher?.stop()
+        replay?.stop()
+        for syspath in Array(active.keys) { close(syspath) }
+        if let watchdog { loop.cancel(watchdog) }
+        if let mapperTimer { loop.cancel(mapperTimer) }
+    }
+
+    // MARK: devices
+
+    private func appeared(_ device: InputDeviceDescriptor) {
+        if known[device.syspath] == nil { knownOrder.append(device.syspath) }
+        known[device.syspath] = device
+        assign()
+    }
+
+    /// Opens whatever the config picks that is not open yet.
+    private func assign() {
+        let devices = knownOrder.compactMap { known[$0] }
+        for (entry, device) in picker.assignments(among: devices) {
+            if active.values.contains(where: { $0.key == entry.key }) { continue }
+            if active[device.syspath] != nil { continue }
+            open(device, role: entry.role, key: entry.key)
+        }
+    }
+
+    private func open(_ device: InputDeviceDescriptor, role: DeviceRole, key: String) {
+        var entry = Active(descriptor: device, role: role, key: key)
+        let syspath = device.syspath
+        if device.deviceClass == .iioAccelerometer, let directory = device.sysfsDirectory {
+            do {
+                let iio = try IIOAccelerometer(
+                    directory: directory, loop: loop, rateHertz: config.steering.sampleRateHertz,
+                    udevMountMatrix: device.udevMountMatrix)
+                if let text = iio.mountMatrixText {
+                    do {
+                        let matrix = try MountMatrix.parse(text)
+                        iio.transform = { matrix.apply($0) }
+                    } catch {
+                        logger.warning("ignoring the mount matrix of \(device.name): \(error)")
+                    }
+                }
+                iio.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: device.name) }
+                iio.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
+                entry.iio = iio
+                active[syspath] = entry
+                iio.start()
+                opened(entry)
+            } catch {
+                logger.error("cannot read \(device.name) (\(directory)): \(error)")
+            }
+            return
+        }
+        guard let node = device.devnode else { return }
+        let matrix = device.udevMountMatrix.flatMap { try? MountMatrix.parse($0) }
+        active[syspath] = entry
+        entry.retry = EvdevDevice.open(path: node, loop: loop, grab: config.devices.grab && role == .gamepad) {
+            [weak self] result in
+            guard let self, var current = self.active[syspath] else { return }
+            switch result {
+            case .success(let evdev):
+                evdev.onFrame = { [weak self] frame in
+                    var frame = frame
+                    if let matrix, let acceleration = frame.acceleration { frame.acceleration = matrix.apply(acceleration) }
+                    self?.frame(frame, role: role, source: device.name)
+                }
+                evdev.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
+                do {
+                    try evdev.start()
+                } catch {
+                    self.logger.error("cannot read \(device.name) (\(node)): \(error)")
+                    self.active[syspath] = nil
+                    return
+                }
+                current.evdev = evdev
+                current.retry = nil
+                self.active[syspath] = current
+                self.opened(current)
+            case .failure(let error):
+                self.active[syspath] = nil
+                self.logger.error("cannot open \(device.name) (\(node)): \(error)")
+            }
+        }
+        if active[syspath] != nil, active[syspath]?.evdev == nil { active[syspath]?.retry = entry.retry }
+    }
+
+    private func opened(_ entry: Active) {
+        let node = entry.descriptor.devnode ?? entry.descriptor.sysfsDirectory ?? entry.descriptor.syspath
+        logger.notice("\(entry.role.rawValue): \"\(entry.descriptor.name)\" (\(node)) picked by \(entry.key)")
+        onDeviceChange?("\(entry.role.rawValue) \"\(entry.descriptor.name)\"", true)
+        if entry.role == .accelerometer { armWatchdog() }
+    }
+
+    private func disappeared(_ syspath: String, reason: String) {
+        known[syspath] = nil
+        knownOrder.removeAll { $0 == syspath }
+        guard let entry = active[syspath] else { return }
+        close(syspath)
+        logger.warning("\(entry.role.rawValue) \"\(entry.descriptor.name)\" lost: \(reason)")
+        onDeviceChange?("\(entry.role.rawValue) \"\(entry.descriptor.name)\"", false)
+        inputLost(role: entry.role)
+        assign()
+    }
+
+    private func close(_ syspath: String) {
+        guard let entry = active.removeValue(forKey: syspath) else { return }
+        entry.retry?.cancel()
+        entry.evdev?.close()
+        entry.iio?.stop()
+        if entry.role == .accelerometer, let watchdog {
+            loop.cancel(watchdog)
+            self.watchdog = nil
+        }
+    }
+
+    private func inputLost(role: DeviceRole) {
+        deliver(mapper.deviceLost(role: role))
+        onControl?(.inputLost)
+    }
+
+    // MARK: frames
+
+    private func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
+        onFrame?(frame, role, source)
+        if role == .accelerometer, frame.acceleration != nil {
+            if accelerometerSilent {
+                accelerometerSilent = false
+                logger.notice("accelerometer \(source) delivers samples again")
+            }
+            armWatchdog()
+        }
+        deliver(mapper.handle(frame, role: role))
+    }
+
+    private func deliver(_ events: [MappedEvent]) {
+        for event in events {
+            switch event {
+            case .control(let control): onControl?(control)
+            case .calibrate:
+                if let neutral = mapper.tiltNeutralDegrees { onCalibrate?(neutral) }
+            }
+        }
+        rearmMapperTimer()
+    }
+
+    private func rearmMapperTimer() {
+        if let mapperTimer { loop.cancel(mapperTimer) }
+        mapperTimer = nil
+        guard let deadline = mapper.nextDeadline else { return }
+        mapperTimer = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.mapperTimer = nil
+            self.deliver(self.mapper.tick(at: self.loop.now()))
+        }
+    }
+
+    /// An accelerometer that gives no sample for `input_timeout_ms` is lost input (spec §6).
+    private func armWatchdog() {
+        if let watchdog { loop.cancel(watchdog) }
+        watchdog = loop.schedule(after: inputTimeout) { [weak self] in
+            guard let self else { return }
+            self.watchdog = nil
+            guard !self.accelerometerSilent else { return }
+            self.accelerometerSilent = true
+            self.logger.warning("accelerometer silent for \(self.config.steering.inputTimeoutMilliseconds) ms: input lost")
+            self.inputLost(role: .accelerometer)
+        }
+    }
+}

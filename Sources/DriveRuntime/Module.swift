@@ -1,1 +1,0 @@
-// DriveRuntime module: see README architecture.

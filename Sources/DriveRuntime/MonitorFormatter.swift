@@ -1,0 +1,95 @@
+import DriveCore
+import DriveInput
+import DriveMapping
+
+/// The text of `carbridge monitor`: raw frames in words, the controls they became, and the
+/// steering angle θ with its range `A` (tracked with `AngleRange.next`, hysteresis included). Pure.
+public struct MonitorFormatter {
+    /// The hysteresis used for the range, in degrees (`drive.hysteresis_deg`).
+    public let hysteresisDegrees: Double
+    /// The current steering angle θ in degrees (0 until the first steer).
+    public private(set) var angleDegrees = 0.0
+    /// The current range `A`; nil before the first steer (then 0 is shown).
+    public private(set) var range: Int?
+    private let resolver: any EventCodeResolver
+
+    /// Creates a formatter; `resolver` names evdev codes (libevdev by default).
+    public init(hysteresisDegrees: Double, resolver: any EventCodeResolver = EventCodeNames()) {
+        self.hysteresisDegrees = hysteresisDegrees
+        self.resolver = resolver
+    }
+
+    /// The frame's raw content: `ABS_X -32768 (-1.00)`, `BTN_SOUTH down`, `accel x … y … z … m/s²`.
+    public func describe(_ frame: InputFrame) -> String {
+        var parts: [String] = []
+        for key in frame.keys {
+            let name = resolver.name(of: EventCode(type: 1, code: key.code)) ?? "key \(key.code)"
+            parts.append("\(name) \(key.pressed ? "down" : "up")")
+        }
+        for axis in frame.axes {
+            let name = resolver.name(of: EventCode(type: 3, code: axis.code)) ?? "axis \(axis.code)"
+            parts.append("\(name) \(axis.raw) (\(Self.fixed(axis.value, 2)))")
+        }
+        if let a = frame.acceleration {
+            parts.append("accel x \(Self.fixed(a.x, 2)) y \(Self.fixed(a.y, 2)) z \(Self.fixed(a.z, 2)) m/s²")
+        }
+        return parts.isEmpty ? "(no change)" : parts.joined(separator: ", ")
+    }
+
+    /// Records `control` (a steer moves θ and the range) and returns its name, e.g. `steer -42.5°`.
+    public mutating func apply(_ control: Control) -> String {
+        if case .steer(let degrees) = control, degrees.isFinite {
+            angleDegrees = AngleRange.clamp(degrees)
+            range = AngleRange.next(current: range, angleDegrees: angleDegrees, hysteresisDegrees: hysteresisDegrees)
+        }
+        return Self.name(of: control)
+    }
+
+    /// θ and the range as shown after each line: `θ -42.5° / range -1`.
+    public var stateText: String {
+        "θ \(Self.signed(angleDegrees))° / range \(range ?? 0)"
+    }
+
+    /// One monitor line: `source  raw → controls / θ … / range …` (controls `—` when none).
+    public func line(source: String, raw: String, controls: [String]) -> String {
+        "\(source)  \(raw) → \(controls.isEmpty ? "—" : controls.joined(separator: ", ")) / \(stateText)"
+    }
+
+    /// A control in the words of the config (`engine`, `speed_up`, `f3`, `steer +12.0°`, …).
+    public static func name(of control: Control) -> String {
+        switch control {
+        case .engine: return "engine"
+        case .speedUp: return "speed_up"
+        case .speedDown: return "speed_down"
+        case .gear: return "gear"
+        case .function(let number): return "f\(number)"
+        case .steer(let degrees): return "steer \(signed(degrees))°"
+        case .setSpeed(let speed): return "speed = \(speed)"
+        case .deadman(let held): return held ? "deadman held" : "deadman released"
+        case .inputLost: return "INPUT LOST"
+        case .linkLost: return "link lost"
+        case .linkUp: return "link up"
+        case .shutdown: return "shutdown"
+        }
+    }
+
+    /// `value` with `digits` decimals (no Foundation): `-0.50`, `9.81`.
+    static func fixed(_ value: Double, _ digits: Int) -> String {
+        guard value.isFinite else { return "\(value)" }
+        var scale = 1.0
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = (abs(value) * scale).rounded()
+        let whole = Int64(scaled / scale)
+        let fraction = Int64(scaled) - whole * Int64(scale)
+        var fractionText = String(fraction)
+        while fractionText.count < digits { fractionText = "0" + fractionText }
+        let sign = value < 0 && scaled != 0 ? "-" : ""
+        return digits > 0 ? "\(sign)\(whole).\(fractionText)" : "\(sign)\(whole)"
+    }
+
+    /// An angle with one decimal and an explicit sign: `+12.5`, `-90.0`, `0.0`.
+    static func signed(_ degrees: Double) -> String {
+        let text = fixed(degrees, 1)
+        return degrees > 0 && text != "0.0" ? "+" + text : text
+    }
+}

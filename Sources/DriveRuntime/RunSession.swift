@@ -1,0 +1,216 @@
+import DriveCore
+import DriveLink
+import DriveSystem
+import Glibc
+import DriveInput
+import Logging
+
+/// `carbridge run`: builds the loop, the link, the bridge and the input sources from a
+/// config, runs until SIGINT/SIGTERM/SIGHUP or `q`, and always ends with the car stopped.
+public final class RunSession {
+    /// What the command line adds to the config.
+    public struct Options: Sendable {
+        /// Read the terminal keyboard when stdin is a TTY.
+        public var keyboard = true
+        /// Draw the live view when stdout is a TTY.
+        public var view = true
+        /// Watch udev for the configured gamepad / accelerometer / key devices.
+        public var devices = true
+        /// Drive from this evemu recording instead of live devices; the run ends when it does.
+        public var replay: EvemuRecording?
+        /// Creates default options.
+        public init() {}
+    }
+
+    private let config: CarbridgeConfig
+    private let options: Options
+    private let logger: Logger
+    private let sink: LogSink
+    private let loop: EventLoop
+    private var bridge: Bridge!
+    private var terminal: TerminalMode?
+    private var screen: TerminalScreen?
+    private var keyboard: KeyboardControls
+    private var decoder = TerminalKeyDecoder()
+    private var exitCode: Int32 = 0
+    private var stopping = false
+    private var inputs: InputCoordinator?
+
+    /// Creates a session; nothing runs until `run()`.
+    public init(config: CarbridgeConfig, options: Options, logger: Logger, sink: LogSink) throws {
+        self.config = config
+        self.options = options
+        self.logger = logger
+        self.sink = sink
+        self.loop = try EventLoop()
+        self.keyboard = KeyboardControls(steerStepDegrees: config.keyboard.steerStepDegrees)
+    }
+
+    /// Runs until asked to stop; returns the process exit code.
+    public func run() throws -> Int32 {
+        signal(SIGPIPE, SIG_IGN)
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] signal in
+            self?.stop(reason: Self.signalName(signal), code: 0)
+        }
+        let encoder = FrameEncoder(terminator: config.link.terminator)
+        let url = try LinkURL(parsing: config.link.url)
+        let link = try LinkFactory.make(
+            url: url, loop: loop, encoder: encoder,
+            connectTimeout: .milliseconds(config.link.connectTimeoutMilliseconds))
+        let bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
+        self.bridge = bridge
+
+        defer { restoreTerminal(finalText: "") }
+        let interactive = options.keyboard && config.keyboard.enabled && TerminalMode.isTerminal(0)
+        if interactive {
+            try startKeyboard()
+            bridge.inputs.append("keyboard")
+        }
+        if interactive && options.view && TerminalMode.isTerminal(1) {
+            let screen = try TerminalScreen(fd: 1, loop: loop) { [weak bridge] in
+                guard let bridge else { return "" }
+                var size = winsize()
+                let columns = cb_ioctl_ptr(1, cb_TIOCGWINSZ(), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
+                let rows = size.ws_row > 0 ? Int(size.ws_row) : 24
+                return RunView.render(bridge.snapshot, columns: columns, rows: rows)
+            }
+            self.screen = screen
+            sink.divert { [weak bridge] line in bridge?.noteFromLog(line) }
+            bridge.logsCarLines = false
+            bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
+            screen.setNeedsDisplay()
+        }
+        try startInputs(bridge)
+        if bridge.inputs.isEmpty && options.replay == nil {
+            logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
+        }
+        bridge.start()
+        do {
+            try loop.run()
+        } catch {
+            // A fatal error with the link up: engine off is still sent before exit.
+            logger.error("fatal: \(error)")
+            stop(reason: "fatal error", code: 1)
+            try? loop.run(until: loop.now().advanced(by: .seconds(2)))
+            exitCode = 1
+        }
+        inputs?.stop()
+        restoreTerminal(finalText: "carbridge: stopped; \(bridge.framesSent) frames sent\r\n")
+        return exitCode
+    }
+
+    /// Asks the session to end: engine off flushed to the car, then the loop stops.
+    public func stop(reason: String, code: Int32) {
+        guard !stopping, let bridge else { return }
+        stopping = true
+        exitCode = code
+        bridge.shutdown(reason: reason) { [weak self] in self?.loop.stop() }
+        // Never hang on a stuck link: give up after the flush window and a margin.
+        loop.schedule(after: .seconds(3)) { [weak self] in self?.loop.stop() }
+    }
+
+    private func startInputs(_ bridge: Bridge) throws {
+        let wantsDevices = options.replay != nil || (options.devices && !DevicePicker(config: config).entries
+            .allSatisfy { $0.match == nil })
+        guard wantsDevices else { return }
+        let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
+        self.inputs = inputs
+        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
+        inputs.onDeviceChange = { [weak self, weak bridge] _, _ in
+            guard let self, let bridge else { return }
+            bridge.inputs = (self.terminal != nil ? ["keyboard"] : []) + inputs.activeDescriptions
+        }
+        inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
+        if let recording = options.replay {
+            inputs.onReplayFinished = { [weak self] in
+                self?.bridge.apply(.inputLost)
+                self?.stop(reason: "replay finished", code: 0)
+            }
+            // Let the link come up first so the recording's first frames are not lost.
+            bridge.onLinkUp = { [weak inputs] in
+                guard let inputs, !inputs.isReplaying else { return }
+                inputs.startReplay(recording)
+            }
+        } else {
+            do {
+                try inputs.startWatching()
+            } catch {
+                logger.warning("input devices unavailable (\(error)); only the keyboard drives")
+            }
+        }
+    }
+
+    private func calibrated(_ neutral: Double) {
+        let rounded = (neutral * 10).rounded() / 10
+        guard let file = config.file else {
+            logger.notice("calibrated: neutral_deg = \(rounded) (no config file to save it in; use --config)")
+            return
+        }
+        do {
+            try ConfigFileEditor.set(file: file, table: "steering", key: "neutral_deg", value: "\(rounded)")
+            logger.notice("calibrated: neutral_deg = \(rounded), saved in \(file)")
+        } catch {
+            logger.error("calibrated (neutral_deg = \(rounded)) but could not save it in \(file): \(error)")
+        }
+    }
+
+    private func startKeyboard() throws {
+        terminal = try TerminalMode(fd: 0)
+        try Syscall.setNonBlocking(0)
+        try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
+    }
+
+    private func readKeyboard() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count: Int?
+        do {
+            count = try buffer.withUnsafeMutableBytes { try Syscall.read(0, into: $0) }
+        } catch {
+            keyboardGone("terminal read failed: \(error)")
+            return
+        }
+        guard let count else { return }
+        if count == 0 {
+            keyboardGone("terminal closed")
+            return
+        }
+        for key in decoder.decode(buffer[0..<count]) {
+            switch keyboard.action(for: key) {
+            case .control(let control)?: bridge.apply(control)
+            case .quit?: stop(reason: "quit key", code: 0)
+            case nil: break
+            }
+        }
+    }
+
+    private func keyboardGone(_ reason: String) {
+        loop.unwatch(0)
+        bridge.apply(.inputLost)
+        stop(reason: reason, code: 0)
+    }
+
+    private func restoreTerminal(finalText: String) {
+        sink.divert(to: nil)
+        screen?.close(finalText: finalText)
+        screen = nil
+        if terminal != nil { try? Syscall.setNonBlocking(0, false) }
+        terminal?.restore()
+        terminal = nil
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGINT: return "SIGINT"
+        case SIGTERM: return "SIGTERM"
+        case SIGHUP: return "SIGHUP"
+        default: return "signal \(signal)"
+        }
+    }
+}
+
+extension Bridge {
+    /// Shows a log line in the view's notices without logging it again.
+    func noteFromLog(_ line: String) {
+        appendNotice(line)
+    }
+}

@@ -1,0 +1,56 @@
+import DriveCore
+
+/// Renders the one-screen live view of `carbridge run` (pure: snapshot in, text out).
+public enum RunView {
+    /// The screen for `snapshot`, sized for `columns` × `rows`, with ANSI home/clear.
+    public static func render(_ snapshot: BridgeSnapshot, columns: Int = 80, rows: Int = 24) -> String {
+        let s = snapshot.state
+        var lines: [String] = []
+        lines.append("carbridge — \(snapshot.linkName)  [\(snapshot.linkStatus)]")
+        lines.append(String(repeating: "─", count: max(10, min(columns, 78))))
+        let engine = s.engineOn ? "ON " : "off"
+        let gear = s.direction == 1 ? "forward" : "reverse"
+        lines.append("Engine \(engine)   Speed \(pad(s.speed, 3))   Gear \(gear)")
+        let angle = (s.angleDegrees * 10).rounded() / 10
+        lines.append("Angle \(angle)°   Range \(s.range)   \(gauge(s.angleDegrees))")
+        if let last = snapshot.lastFrame {
+            lines.append("Last frame \(last.frame.text)  at \(last.time)   (\(snapshot.framesSent) sent)")
+        } else {
+            lines.append("Last frame —   (\(snapshot.framesSent) sent)")
+        }
+        lines.append("Inputs: " + (snapshot.inputs.isEmpty ? "none" : snapshot.inputs.joined(separator: ", ")))
+        lines.append("")
+        lines.append("From the car:")
+        let budget = max(3, rows - lines.count - 6)
+        let carLines = snapshot.carLines.suffix(budget / 2 + 1)
+        if carLines.isEmpty { lines.append("  (nothing yet)") }
+        for line in carLines { lines.append("  \(line.time)  \(line.text)") }
+        lines.append("Notices:")
+        let notices = snapshot.notices.suffix(max(1, budget - carLines.count))
+        if notices.isEmpty { lines.append("  (none)") }
+        for notice in notices { lines.append("  \(notice)") }
+        lines.append("")
+        lines.append(KeyboardControls.help)
+        let clipped = lines.prefix(rows).map { clip($0, columns) }
+        return "\u{1B}[H\u{1B}[2J" + clipped.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// A steering gauge: `[----|----]` with a marker where θ points.
+    static func gauge(_ angleDegrees: Double, width: Int = 19) -> String {
+        let clamped = min(90, max(-90, angleDegrees))
+        let position = Int(((clamped + 90) / 180 * Double(width - 1)).rounded())
+        var cells = Array(repeating: Character("-"), count: width)
+        cells[width / 2] = "|"
+        cells[position] = "●"
+        return "L[" + String(cells) + "]R"
+    }
+
+    private static func pad(_ value: Int, _ width: Int) -> String {
+        let text = String(value)
+        return String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+
+    private static func clip(_ line: String, _ columns: Int) -> String {
+        line.count <= columns ? line : String(line.prefix(max(1, columns - 1))) + "…"
+    }
+}

@@ -1,0 +1,102 @@
+import ArgumentParser
+import DriveCore
+import DriveLink
+import DriveSystem
+import Foundation
+
+/// `carbridge car-sim`: a simulated car for people and tests.
+struct CarSimCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "car-sim",
+        abstract: "Run a simulated car: listen on TCP (and optionally a pty), check every frame, print what the car does.",
+        discussion: """
+            Every line is parsed strictly against the car protocol (T,A,S,D; A -2…2; S 0…240 in steps \
+            of 10; D 0 or 1; T consistent with A and D; E exactly E,0,0,0) and against the rules a car can \
+            see (speed restarting from 0 after E, speed steps of 10). Each frame prints what the car would \
+            do ("forward-right at 180"); a broken rule prints a VIOLATION line. The car sends a hello and a \
+            BAT,<percent> status line now and then, so the message path back to carbridge is exercised.
+
+            Examples:
+              carbridge car-sim --listen 127.0.0.1:7000     then: carbridge run --link tcp://127.0.0.1:7000
+              carbridge car-sim --pty                        then: carbridge run --link serial:///dev/pts/N
+            Stop it with Ctrl-C. Exit status 0, or 1 if any violation was seen and --strict was given.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp(
+        "TCP address to listen on, HOST:PORT (port 0 = any free port; the bound port is printed).", valueName: "host:port"))
+    var listen: String = "127.0.0.1:7000"
+
+    @Flag(name: .long, help: "Also expose a pseudo-terminal as a serial car (its path is printed).")
+    var pty = false
+
+    @Flag(name: .long, help: "Do not listen on TCP (use with --pty).")
+    var noTcp = false
+
+    @Option(name: .long, help: ArgumentHelp("Seconds between BAT status lines (0 = never).", valueName: "seconds"))
+    var statusInterval: Double = 5
+
+    @Flag(name: .long, help: "Accept speed jumps larger than 10 (a car driven by an analog throttle).")
+    var allowSpeedJumps = false
+
+    @Flag(name: .long, help: "Print violations and connections only, not every frame.")
+    var quiet = false
+
+    @Flag(name: .long, help: "Exit with status 1 if any frame broke a rule.")
+    var strict = false
+
+    func validate() throws {
+        if noTcp && !pty { throw ValidationError("--no-tcp needs --pty (otherwise the car has no way in)") }
+        if !noTcp { _ = try hostAndPort() }
+        if !statusInterval.isFinite || statusInterval < 0 || statusInterval > 3600 {
+            throw ValidationError("--status-interval: \(statusInterval) must be between 0 and 3600 seconds")
+        }
+    }
+
+    private func hostAndPort() throws -> (String, Int) {
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
+              (0...65535).contains(port), colon != listen.startIndex else {
+            throw ValidationError("--listen: \"\(listen)\" is not HOST:PORT (e.g. 127.0.0.1:7000)")
+        }
+        var host = String(listen[..<colon])
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return (host, port)
+    }
+
+    func run() throws {
+        let loop = try EventLoop()
+        var configuration = CarSimulator.Configuration()
+        if noTcp {
+            configuration.listenHost = nil
+        } else {
+            let (host, port) = try hostAndPort()
+            configuration.listenHost = host
+            configuration.listenPort = port
+        }
+        configuration.pty = pty
+        configuration.session.statusInterval = statusInterval > 0 ? .milliseconds(Int64(statusInterval * 1000)) : nil
+        configuration.session.allowSpeedJumps = allowSpeedJumps
+        let simulator = CarSimulator(loop: loop, configuration: configuration)
+        var violations = 0
+        let quiet = self.quiet
+        simulator.onFrame = { frame, time in
+            if !quiet { say("\(time)  \(frame.text.padding(toLength: 10, withPad: " ", startingAt: 0))  \(CarModel.describe(frame))") }
+        }
+        simulator.onViolation = { reason, line in
+            violations += 1
+            say("VIOLATION: \(reason)  [\(line)]")
+        }
+        simulator.onEvent = { event in say("car-sim: \(event)") }
+        do {
+            try simulator.start()
+        } catch {
+            throw reportFailure(error)
+        }
+        if let port = simulator.boundPort { say("car-sim: listening on \(configuration.listenHost ?? "?"):\(port)") }
+        if let path = simulator.ptyPath { say("car-sim: serial car on \(path)  (carbridge run --link serial://\(path))") }
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { _ in loop.stop() }
+        try loop.run()
+        simulator.stop()
+        say("car-sim: stopped; \(violations) violation(s)")
+        if strict && violations > 0 { throw ExitCode(1) }
+    }
+}

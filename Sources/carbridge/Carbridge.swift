@@ -1,0 +1,34 @@
+import ArgumentParser
+
+/// The `carbridge` command: drive a hobby robot car from Linux input devices.
+@main
+struct Carbridge: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "carbridge",
+        abstract: "Drive a hobby robot car (HC-05 style) from a gamepad, a tilt sensor or the keyboard.",
+        discussion: """
+            carbridge turns Linux input (evdev gamepads, evdev and IIO accelerometers, the terminal \
+            keyboard) into the car's text frames T,A,S,D (e.g. M,0,40,1) and streams them over \
+            Bluetooth RFCOMM, a serial tty or TCP. One state machine decides what is sent and when; \
+            whenever the input, the link or the process goes away, the car is stopped.
+
+            Quick start:
+              carbridge run                          keyboard + built-in simulated car
+              carbridge car-sim --listen 127.0.0.1:7000   a simulated car
+              carbridge run --link tcp://127.0.0.1:7000
+              carbridge run --link rfcomm://98:D3:31:F5:2A:11     a paired HC-05
+
+            Config: carbridge run --config FILE (config/carbridge.toml lists every option \
+            with its default; check a file with carbridge check-config FILE). Device \
+            permissions: udev/70-carbridge.rules.
+            Exit status: 0 after a clean stop (q, SIGINT, SIGTERM); 1 on a config or runtime error; \
+            64 on a usage error.
+            """,
+        version: "0.1.0",
+        subcommands: [
+            RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self,
+            MonitorCommand.self, CalibrateCommand.self,
+        ],
+        defaultSubcommand: nil
+    )
+}

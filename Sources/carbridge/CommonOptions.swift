@@ -1,0 +1,83 @@
+import ArgumentParser
+import DriveRuntime
+import DriveSystem
+import DriveInput
+import Foundation
+import Logging
+
+/// Options shared by the commands that read a config file and log.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .shortAndLong, help: ArgumentHelp(
+        "The config file (TOML).", discussion: "Without it, built-in defaults are used (see config/carbridge.toml).",
+        valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "How much to log to stderr: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel: String = "info"
+
+    /// The parsed log level, or a usage error naming the flag.
+    func level() throws -> Logger.Level {
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError(
+                "--log-level: \"\(logLevel)\" is not a level; use trace, debug, info, notice, warning, error or critical")
+        }
+        return level
+    }
+
+    /// Loads the config file (or the defaults), turning problems into one clear line.
+    func loadConfig() throws -> CarbridgeConfig {
+        guard let path = config else { return CarbridgeConfig() }
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigFileError(message: "\(path): cannot read the config file (\(Self.reason(error)))")
+        }
+        let config = try CarbridgeConfig.parse(text: text, file: path)
+        // Button, axis and mount names are checked against libevdev now, not when a device appears.
+        _ = try MappingConfiguration.mapperSettings(for: config)
+        return config
+    }
+
+    /// A logger writing to `sink` at the chosen level.
+    func makeLogger(label: String, sink: LogSink) throws -> Logger {
+        let level = try level()
+        return Logger(label: label) { ConsoleLogHandler(label: $0, sink: sink, level: level) }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
+    }
+}
+
+/// A config file that cannot be read at all.
+struct ConfigFileError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// Prints `carbridge: <error>` to stderr and gives the exit code for it.
+func reportFailure(_ error: Error) -> ExitCode {
+    FileHandle.standardError.write(Data("carbridge: \(error)\n".utf8))
+    return ExitCode(1)
+}
+
+/// Writes one line to stdout at once (unbuffered, so pipes and tests see it immediately).
+func say(_ line: String) {
+    try? Syscall.writeAll(1, Array((line + "\n").utf8))
+}
+
+/// Reads an evemu recording for `--replay`, with a clear message for a missing file.
+func loadRecording(_ path: String) throws -> EvemuRecording {
+    do {
+        return try EvemuRecording(contentsOfFile: path)
+    } catch InputDeviceError.notFound {
+        throw ConfigFileError(message: "\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
+    }
+}

@@ -1,0 +1,113 @@
+import ArgumentParser
+import DriveCore
+import DriveInput
+import DriveRuntime
+import Foundation
+
+/// `carbridge run`: the main job.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Drive the car: read the inputs, run the state machine, stream frames to the link.",
+        discussion: """
+            With no link configured, run drives the built-in simulated car, so it works anywhere.
+            When stdin is a terminal the keyboard drives and a live view is shown:
+              e engine on/off     ↑ or +  Speed+      ↓ or -  Speed-      g  gear (forward/reverse)
+              ← →  steer by steer_step_deg (default 20°)   c  centre   1-5  F1-F5   q  quit
+            Frames follow the car protocol: T,A,S,D (e.g. M,0,40,1), repeated every period_ms while \
+            the speed is above 0, E,0,0,0 when the engine goes off.
+
+            Safety: SIGINT, SIGTERM, SIGHUP and q send E,0,0,0 (if the engine is on) and flush it to the \
+            car before exiting 0; a lost link resets the speed to 0 and reconnects with back-off \
+            (0.5 s doubling to 5 s); lost input stops the car.
+
+            Flags override the config file.
+            """)
+
+    @OptionGroup var common: CommonOptions
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N or rfcomm://ADDR[/CHANNEL].",
+        valueName: "url"))
+    var link: String?
+
+    @Option(name: .long, help: ArgumentHelp("Speed cap for Speed+ (multiple of 10, 10…240).", valueName: "speed"))
+    var maxSpeed: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Streaming period in milliseconds (10…1000; default 50).", valueName: "ms"))
+    var periodMs: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Engine off after this many seconds without driver activity (0 = never).", valueName: "seconds"))
+    var idleTimeout: Double?
+
+    @Option(name: .long, help: ArgumentHelp("Frame terminator: lf, crlf or none.", valueName: "name"))
+    var terminator: String?
+
+    @Flag(name: .long, help: "Do not read the terminal keyboard even when stdin is a terminal.")
+    var noKeyboard = false
+
+    @Flag(name: .long, help: "Do not draw the live view; log to stderr instead.")
+    var noView = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Drive from an evemu recording (evemu-record's text output) instead of live devices, with its timing.",
+        discussion: """
+            The recording goes through exactly the same mapper and state machine as a live device. The run \
+            starts it once the link is up and ends when it does: lost input (the stop frame), then E,0,0,0 \
+            if the engine is on.
+            """,
+        valueName: "file"))
+    var replay: String?
+
+    func validate() throws {
+        if let maxSpeed, !(10...240).contains(maxSpeed) || maxSpeed % 10 != 0 {
+            throw ValidationError("--max-speed: \(maxSpeed) must be a multiple of 10 between 10 and 240")
+        }
+        if let periodMs, !(10...1000).contains(periodMs) {
+            throw ValidationError("--period-ms: \(periodMs) must be between 10 and 1000")
+        }
+        if let idleTimeout, !(0...86_400).contains(idleTimeout) || !idleTimeout.isFinite {
+            throw ValidationError("--idle-timeout: \(idleTimeout) must be between 0 and 86400 seconds")
+        }
+        if let terminator, FrameTerminator(name: terminator) == nil {
+            throw ValidationError("--terminator: \"\(terminator)\" is not lf, crlf or none")
+        }
+        _ = try common.level()
+    }
+
+    func run() throws {
+        let sink = LogSink()
+        let logger = try common.makeLogger(label: "carbridge", sink: sink)
+        var config: CarbridgeConfig
+        do {
+            config = try common.loadConfig()
+        } catch {
+            throw reportFailure(error)
+        }
+        if let link { config.link.url = link }
+        if let maxSpeed { config.drive.maxSpeed = maxSpeed }
+        if let periodMs { config.drive.period = .milliseconds(periodMs) }
+        if let idleTimeout { config.drive.idleTimeout = idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil }
+        if let terminator, let value = FrameTerminator(name: terminator) { config.link.terminator = value }
+
+        var options = RunSession.Options()
+        options.keyboard = !noKeyboard
+        options.view = !noView
+        if let replay {
+            do {
+                options.replay = try loadRecording(replay)
+            } catch {
+                throw reportFailure(error)
+            }
+        }
+        let code: Int32
+        do {
+            let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
+            code = try session.run()
+        } catch {
+            throw reportFailure(error)
+        }
+        if code != 0 { throw ExitCode(code) }
+    }
+}

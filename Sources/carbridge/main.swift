@@ -1,1 +1,0 @@
-print("carbridge: not built yet")

@@ -1,0 +1,64 @@
+import DriveLink
+import XCTest
+
+final class LinkURLTests: XCTestCase {
+    private func problem(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String? {
+        do {
+            let url = try LinkURL(parsing: text)
+            XCTFail("\(text) parsed as \(url)", file: file, line: line)
+            return nil
+        } catch {
+            XCTAssertTrue(error.description.contains("rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL]"), file: file, line: line)
+            return error.problem
+        }
+    }
+
+    func testGoodForms() throws {
+        XCTAssertEqual(try LinkURL(parsing: "rfcomm://98:d3:31:fb:12:34"), .rfcomm(address: "98:D3:31:FB:12:34", channel: 1))
+        XCTAssertEqual(try LinkURL(parsing: "rfcomm://98:D3:31:FB:12:34/30"), .rfcomm(address: "98:D3:31:FB:12:34", channel: 30))
+        XCTAssertEqual(try LinkURL(parsing: "serial:///dev/rfcomm0"), .serial(path: "/dev/rfcomm0", baud: 9600))
+        XCTAssertEqual(try LinkURL(parsing: "serial:///dev/ttyUSB0?baud=115200"), .serial(path: "/dev/ttyUSB0", baud: 115200))
+        XCTAssertEqual(try LinkURL(parsing: "tcp://127.0.0.1:9000"), .tcp(host: "127.0.0.1", port: 9000))
+        XCTAssertEqual(try LinkURL(parsing: "tcp://car.local:1"), .tcp(host: "car.local", port: 1))
+        XCTAssertEqual(try LinkURL(parsing: "tcp://[::1]:65535"), .tcp(host: "::1", port: 65535))
+        XCTAssertEqual(try LinkURL(parsing: " stdout "), .stdout)
+        XCTAssertEqual(try LinkURL(parsing: "sim"), .sim)
+    }
+
+    func testCanonicalSpelling() throws {
+        XCTAssertEqual(try LinkURL(parsing: "rfcomm://98:d3:31:fb:12:34").description, "rfcomm://98:D3:31:FB:12:34/1")
+        XCTAssertEqual(try LinkURL(parsing: "serial:///dev/rfcomm0").description, "serial:///dev/rfcomm0?baud=9600")
+        XCTAssertEqual(try LinkURL(parsing: "tcp://[::1]:80").description, "tcp://[::1]:80")
+    }
+
+    func testBadForms() {
+        XCTAssertEqual(problem(""), "the link URL is empty")
+        XCTAssertEqual(problem("/dev/rfcomm0"), "\"/dev/rfcomm0\" has no scheme")
+        XCTAssertEqual(problem("http://x:1"), "unknown scheme \"http\"")
+        XCTAssertEqual(problem("rfcomm://98:D3:31:FB:12"), "\"98:D3:31:FB:12\" is not a Bluetooth address (six hex pairs like 98:D3:31:FB:12:34)")
+        XCTAssertEqual(problem("rfcomm://98:D3:31:FB:12:ZZ"), "\"98:D3:31:FB:12:ZZ\" is not a Bluetooth address (six hex pairs like 98:D3:31:FB:12:34)")
+        XCTAssertEqual(problem("rfcomm://98:D3:31:FB:12:34/0"), "RFCOMM channel \"0\" must be a number from 1 to 30")
+        XCTAssertEqual(problem("rfcomm://98:D3:31:FB:12:34/31"), "RFCOMM channel \"31\" must be a number from 1 to 30")
+        XCTAssertEqual(problem("rfcomm://98:D3:31:FB:12:34/x"), "RFCOMM channel \"x\" must be a number from 1 to 30")
+        XCTAssertEqual(problem("serial://dev/rfcomm0"), "a serial URL needs an absolute device path, like serial:///dev/rfcomm0")
+        XCTAssertEqual(problem("serial:///dev/rfcomm0?baud=9601"), "baud \"9601\" is not supported (use one of 9600, 19200, 38400, 57600, 115200)")
+        XCTAssertEqual(problem("serial:///dev/rfcomm0?parity=even"), "unknown serial option \"parity=even\" (only baud=N is accepted)")
+        XCTAssertEqual(problem("tcp://localhost"), "a tcp URL needs a port: tcp://HOST:PORT")
+        XCTAssertEqual(problem("tcp://:9000"), "a tcp URL needs a host: tcp://HOST:PORT")
+        XCTAssertEqual(problem("tcp://localhost:0"), "TCP port \"0\" must be a number from 1 to 65535")
+        XCTAssertEqual(problem("tcp://localhost:70000"), "TCP port \"70000\" must be a number from 1 to 65535")
+        XCTAssertEqual(problem("tcp://::1:80"), "write an IPv6 address in brackets: tcp://[::1]:PORT")
+    }
+
+    func testErrorSentenceNamesTheURLAndTheAcceptedForms() {
+        do {
+            _ = try LinkURL(parsing: "tcp://x:0")
+            XCTFail("accepted")
+        } catch {
+            XCTAssertEqual(
+                error.description,
+                "invalid link \"tcp://x:0\": TCP port \"0\" must be a number from 1 to 65535; use "
+                    + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import DriveCore
+import DriveRuntime
+import XCTest
+
+final class CarbridgeConfigTests: XCTestCase {
+    private func parse(_ text: String) throws -> CarbridgeConfig {
+        try CarbridgeConfig.parse(text: text, file: "test.toml")
+    }
+
+    private func assertError(_ text: String, line: Int?, key: String?, contains fragment: String,
+                             file: StaticString = #filePath, sourceLine: UInt = #line) {
+        XCTAssertThrowsError(try parse(text), file: file, line: sourceLine) { error in
+            guard let error = error as? ConfigError else {
+                return XCTFail("not a ConfigError: \(error)", file: file, line: sourceLine)
+            }
+            XCTAssertEqual(error.file, "test.toml", file: file, line: sourceLine)
+            XCTAssertEqual(error.line, line, "\(error)", file: file, line: sourceLine)
+            XCTAssertEqual(error.key, key, "\(error)", file: file, line: sourceLine)
+            XCTAssertTrue(error.message.contains(fragment), "\(error)", file: file, line: sourceLine)
+        }
+    }
+
+    func testEmptyFileGivesDefaults() throws {
+        let config = try parse("")
+        XCTAssertEqual(config.link.url, "sim")
+        XCTAssertEqual(config.link.terminator, .lineFeed)
+        XCTAssertEqual(config.drive.period, .milliseconds(50))
+        XCTAssertEqual(config.drive.maxSpeed, 240)
+        XCTAssertNil(config.drive.idleTimeout)
+        XCTAssertEqual(config.drive.onInputLost, .stop)
+        XCTAssertEqual(config.keyboard.steerStepDegrees, 20)
+        XCTAssertFalse(config.drive.deadmanRequired)
+        XCTAssertEqual(config.buttons, CarbridgeConfig.defaultButtons)
+    }
+
+    func testValuesAreRead() throws {
+        let config = try parse("""
+            [link]
+            url = "tcp://127.0.0.1:9000"
+            terminator = "crlf"
+            [drive]
+            period_ms = 40
+            hysteresis_deg = 0
+            max_speed = 120
+            idle_timeout_s = 30
+            on_input_lost = "engine-off"
+            [buttons]
+            BTN_START = "engine"
+            BTN_TL2 = "deadman"
+            [buttons.long_press]
+            BTN_SELECT = "calibrate"
+            """)
+        XCTAssertEqual(config.link.url, "tcp://127.0.0.1:9000")
+        XCTAssertEqual(config.link.terminator, .carriageReturnLineFeed)
+        XCTAssertEqual(config.drive.period, .milliseconds(40))
+        XCTAssertEqual(config.drive.hysteresisDegrees, 0)
+        XCTAssertEqual(config.drive.maxSpeed, 120)
+        XCTAssertEqual(config.drive.idleTimeout, .seconds(30))
+        XCTAssertEqual(config.drive.onInputLost, .engineOff)
+        XCTAssertTrue(config.drive.deadmanRequired)
+        XCTAssertEqual(config.buttons.map(\.button), ["BTN_START", "BTN_TL2"])
+        XCTAssertEqual(config.buttons.map(\.line), [11, 12])
+        XCTAssertEqual(config.longPressButtons, [.init(button: "BTN_SELECT", action: "calibrate", line: 14)])
+    }
+
+    func testUnknownKeyNamesFileLineAndKey() {
+        assertError("[drive]\nperiod_ms = 50\nmax_sped = 100\n", line: 3, key: "drive.max_sped", contains: "unknown key")
+    }
+
+    func testUnknownTable() {
+        assertError("# hi\n\n[drvie]\nx = 1\n", line: 3, key: "drvie", contains: "unknown key at the top level")
+    }
+
+    func testWrongTypeIsReported() {
+        assertError("[drive]\n\nmax_speed = \"fast\"\n", line: 3, key: "drive.max_speed",
+                    contains: "expected an integer, found a string")
+        assertError("[keyboard]\nenabled = 1\n", line: 2, key: "keyboard.enabled", contains: "expected true or false")
+    }
+
+    func testOutOfRangeAndNotMultipleOfTen() {
+        assertError("[drive]\nmax_speed = 250\n", line: 2, key: "drive.max_speed", contains: "out of range")
+        assertError("[drive]\nmax_speed = 125\n", line: 2, key: "drive.max_speed", contains: "multiple of 10")
+        assertError("[drive]\nperiod_ms = 0\n", line: 2, key: "drive.period_ms", contains: "out of range")
+    }
+
+    func testBadEnumSpelling() {
+        assertError("[drive]\non_input_lost = \"halt\"\n", line: 2, key: "drive.on_input_lost",
+                    contains: "\"stop\", \"engine-off\"")
+        assertError("[link]\nterminator = \"cr\"\n", line: 2, key: "link.terminator", contains: "\"lf\"")
+    }
+
+    func testUnknownActionListsActions() {
+        assertError("[buttons]\nBTN_SOUTH = \"jump\"\n", line: 2, key: "buttons.BTN_SOUTH", contains: "speed_up")
+    }
+
+    func testBadTiltAxes() {
+        assertError("[steering]\ntilt_axes = \"x,x\"\n", line: 2, key: "steering.tilt_axes", contains: "two different axes")
+    }
+
+    func testSyntaxErrorHasLine() {
+        XCTAssertThrowsError(try parse("[drive]\nmax_speed = = 3\n")) { error in
+            let error = error as? ConfigError
+            XCTAssertEqual(error?.line, 2)
+            XCTAssertTrue(error?.message.contains("TOML syntax error") ?? false)
+        }
+    }
+
+    func testShippedConfigFilesParse() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config")
+        let files = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".toml") }
+        XCTAssertFalse(files.isEmpty)
+        for name in files {
+            let text = try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
+            // Exactly what `carbridge check-config` does: parse, then resolve every evdev name.
+            XCTAssertNoThrow(
+                try MappingConfiguration.mapperSettings(for: CarbridgeConfig.parse(text: text, file: name)), name)
+        }
+    }
+}

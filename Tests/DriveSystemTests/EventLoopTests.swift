@@ -1,0 +1,86 @@
+import CLinux
+import DriveCore
+import DriveSystem
+import Glibc
+import XCTest
+
+final class EventLoopTests: XCTestCase {
+    func testTimersFireInDeadlineOrderAndNotBefore() throws {
+        let loop = try EventLoop()
+        let start = loop.now()
+        var fired: [(Int, Instant)] = []
+        loop.schedule(at: start + .milliseconds(60)) { fired.append((2, loop.now())) }
+        loop.schedule(at: start + .milliseconds(20)) { fired.append((1, loop.now())) }
+        loop.schedule(at: start + .milliseconds(100)) { fired.append((3, loop.now())); loop.stop() }
+        try loop.run(until: start + .seconds(5))
+        XCTAssertEqual(fired.map(\.0), [1, 2, 3])
+        XCTAssertGreaterThanOrEqual(fired[0].1, start + .milliseconds(20))
+        XCTAssertGreaterThanOrEqual(fired[1].1, start + .milliseconds(60))
+        XCTAssertGreaterThanOrEqual(fired[2].1, start + .milliseconds(100))
+    }
+
+    func testCancelledTimerDoesNotFire() throws {
+        let loop = try EventLoop()
+        var fired = false
+        let id = loop.schedule(after: .milliseconds(10)) { fired = true }
+        loop.cancel(id)
+        XCTAssertNil(loop.nextTimerDeadline)
+        try loop.run(until: loop.now() + .milliseconds(50))
+        XCTAssertFalse(fired)
+    }
+
+    func testIdleLoopDoesNotWakeUp() throws {
+        let loop = try EventLoop()
+        let before = loop.wakeups
+        try loop.run(until: loop.now() + .milliseconds(300))
+        // One epoll_wait that timed out at the deadline; a polling loop would show dozens.
+        XCTAssertLessThanOrEqual(loop.wakeups - before, 2)
+    }
+
+    func testReadableFdDeliversDataAndUnwatchStopsIt() throws {
+        let loop = try EventLoop()
+        let (r, w) = try Syscall.pipe()
+        defer { Syscall.close(r); Syscall.close(w) }
+        var received: [UInt8] = []
+        try loop.watch(r, for: .readable) { _ in
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = buffer.withUnsafeMutableBytes { (try? Syscall.read(r, into: $0)) ?? nil } ?? 0
+            received += buffer[0..<n]
+            loop.stop()
+        }
+        try Syscall.writeAll(w, Array("M,0,40,1\n".utf8))
+        try loop.run(until: loop.now() + .seconds(5))
+        XCTAssertEqual(String(decoding: received, as: UTF8.self), "M,0,40,1\n")
+        loop.unwatch(r)
+        XCTAssertFalse(loop.isWatching(r))
+    }
+
+    func testSignalIsDeliveredThroughSignalfd() throws {
+        let loop = try EventLoop()
+        var got: Int32 = 0
+        try loop.watchSignals([SIGUSR1]) { signal in got = signal; loop.stop() }
+        // Thread-directed: other test threads do not block SIGUSR1, this one does.
+        pthread_kill(pthread_self(), SIGUSR1)
+        try loop.run(until: loop.now() + .seconds(5))
+        XCTAssertEqual(got, SIGUSR1)
+    }
+
+    func testExecuteRunsAfterCurrentEvent() throws {
+        let loop = try EventLoop()
+        var order: [String] = []
+        loop.schedule(after: .milliseconds(1)) {
+            loop.execute { order.append("deferred"); loop.stop() }
+            order.append("timer")
+        }
+        try loop.run(until: loop.now() + .seconds(5))
+        XCTAssertEqual(order, ["timer", "deferred"])
+    }
+
+    func testSyscallErrorCarriesCallAndErrno() {
+        XCTAssertThrowsError(try Syscall.retrying("close 9999") { Glibc.close(9999) }) { error in
+            let systemError = error as? SystemError
+            XCTAssertEqual(systemError?.errno, EBADF)
+            XCTAssertEqual(systemError?.call, "close 9999")
+        }
+    }
+}

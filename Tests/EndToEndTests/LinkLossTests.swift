@@ -1,0 +1,90 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// A real `carbridge run --link tcp://…` whose car goes away and comes back: it reconnects by itself
+/// with back-off and never resumes motion on its own afterwards.
+final class LinkLossTests: XCTestCase {
+    private func press(_ terminal: PseudoTerminal, _ keys: String, pause: useconds_t = 150_000) {
+        terminal.type(keys)
+        usleep(pause)
+    }
+
+    func testCarDropsTheConnectionThenCarbridgeReconnectsWithoutResumingMotion() throws {
+        let car = try CarListener()
+        let terminal = try PseudoTerminal()
+        let process = try CarbridgeProcess(
+            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug", "--no-view"],
+            terminal: terminal)
+        defer { terminal.closeAll(); car.stop() }
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)")
+        usleep(200_000)
+
+        press(terminal, "e")
+        press(terminal, "+++", pause: 400_000)  // S=30, streaming
+        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1", "M,0,30,1"])
+        XCTAssertGreaterThan(car.received.filter { $0.text == "M,0,30,1" }.count, 3, "not streaming")
+
+        // The car goes away.
+        XCTAssertTrue(car.dropClient())
+        XCTAssertTrue(car.wait { $0.closedCount == 1 })
+        let droppedAt = car.closedAt[0]
+        // Speed+ while the link is down (the first reconnect is 0.5 s away) is ignored, not queued.
+        press(terminal, "+", pause: 50_000)
+
+        // carbridge reconnects by itself (first back-off step is 0.5 s).
+        XCTAssertTrue(car.wait(timeout: 3) { $0.connectionCount == 2 },
+                      "no reconnect within 3 s:\n\(process.stderr)")
+        let reconnectDelay = (car.acceptedAt.last ?? .nan) - droppedAt
+        print("LinkLossTests: reconnect delay \(String(format: "%.0f", reconnectDelay * 1000)) ms")
+        XCTAssertLessThan(reconnectDelay, 2.0, "reconnect took \(reconnectDelay) s")
+
+        // No stale burst and no silent resume: nothing arrives until the driver acts.
+        usleep(600_000)
+        XCTAssertEqual(car.received(onConnection: 2).map(\.text), [],
+                       "frames on the new connection before any key:\n\(process.stderr)")
+
+        let pressedAt = monotonicSeconds()
+        press(terminal, "+", pause: 300_000)
+        let second = car.received(onConnection: 2)
+        XCTAssertEqual(second.first?.text, "M,0,10,1", "S must restart from 0 after a reconnect: \(second.map(\.text))")
+        XCTAssertGreaterThanOrEqual(second.first?.time ?? 0, pressedAt, "first frame predates the key press")
+        XCTAssertEqual(distinctRuns(second), ["M,0,10,1"])
+        XCTAssertGreaterThan(second.count, 2, "not streaming after the new Speed+")
+
+        press(terminal, "q")
+        XCTAssertEqual(process.waitForExit(), 0, process.stderr)
+        XCTAssertEqual(car.received.last?.text, "E,0,0,0")
+        XCTAssertTrue(process.stderr.contains("link down"), "loss not logged:\n\(process.stderr)")
+    }
+
+    func testCarThatIsNotListeningYetIsReachedWithinTheBackoff() throws {
+        let port = try unusedLoopbackPort()
+        let terminal = try PseudoTerminal()
+        let process = try CarbridgeProcess(
+            arguments: ["run", "--link", "tcp://127.0.0.1:\(port)", "--log-level", "debug", "--no-view"],
+            terminal: terminal)
+        defer { terminal.closeAll() }
+        // Refused attempts at 0, 0.5, 1.5 s…; the car appears after ~1 s.
+        usleep(1_000_000)
+        XCTAssertTrue(process.process.isRunning, "carbridge gave up on a refused connection:\n\(process.stderr)")
+        let car = try CarListener(port: port)
+        defer { car.stop() }
+        let appearedAt = monotonicSeconds()
+        // Back-off doubles 0.5 → 1 → 2 s at most by now, so the next attempt is within ~2 s.
+        XCTAssertTrue(car.wait(timeout: 6) { $0.connectionCount == 1 }, "never connected:\n\(process.stderr)")
+        let connectDelay = (car.acceptedAt.first ?? .nan) - appearedAt
+        print("LinkLossTests: connected \(String(format: "%.0f", connectDelay * 1000)) ms after the car appeared")
+        XCTAssertLessThan(connectDelay, 5.2, "slower than the 5 s back-off ceiling")
+        XCTAssertTrue(process.stderr.contains("refused") || process.stderr.contains("link down"),
+                      "refusal not reported:\n\(process.stderr)")
+        usleep(200_000)
+
+        press(terminal, "e")
+        press(terminal, "+", pause: 200_000)
+        XCTAssertEqual(car.received.first?.text, "M,0,10,1", "\(car.received.map(\.text))")
+        press(terminal, "q")
+        XCTAssertEqual(process.waitForExit(), 0, process.stderr)
+        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "E,0,0,0"])
+    }
+}

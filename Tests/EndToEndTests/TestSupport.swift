@@ -1,0 +1,324 @@
+import CLinux
+import Foundation
+import Glibc
+import XCTest
+
+/// Seconds on CLOCK_MONOTONIC (the clock carbridge streams on).
+func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// The built `carbridge` executable: next to the test binary (`swift build` builds both).
+func carbridgeExecutable() throws -> URL {
+    let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        ?? CommandLine.arguments[0])
+    var dir = testBinary
+    for _ in 0..<3 {
+        dir = dir.deletingLastPathComponent()
+        let candidate = dir.appendingPathComponent("carbridge")
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    }
+    throw MissingExecutable(searchedFrom: testBinary.path)
+}
+
+/// The carbridge binary was not built next to the tests.
+struct MissingExecutable: Error, CustomStringConvertible {
+    let searchedFrom: String
+    var description: String { "carbridge executable not found near \(searchedFrom); run `swift build` first" }
+}
+
+/// A received line with its CLOCK_MONOTONIC arrival time.
+struct ReceivedLine: Equatable {
+    let time: Double
+    let text: String
+    /// Which accepted connection it came on (1 for the first).
+    var connection = 1
+}
+
+/// A loopback TCP port that nothing listens on right now (bound once, then released).
+func unusedLoopbackPort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    return UInt16(bigEndian: address.sin_port)
+}
+
+/// A TCP "car" on 127.0.0.1: accepts connections (one at a time) and records every line with its
+/// arrival time and connection number. `dropClient()` closes the current connection and keeps listening.
+final class CarListener: @unchecked Sendable {
+    let port: UInt16
+    private let listenFD: Int32
+    private let lock = NSLock()
+    private var lines: [ReceivedLine] = []
+    private var connections = 0
+    private var acceptTimes: [Double] = []
+    private var closeTimes: [Double] = []
+    private var closedConnections = 0
+    private var thread: Thread?
+    private var running = true
+    private var clientFD: Int32 = -1
+
+    /// Listens on `port` (0 = any free port).
+    init(port requestedPort: UInt16 = 0) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = requestedPort.bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listenFD = fd
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [weak self] in self?.serve() }
+        self.thread = thread
+        thread.start()
+    }
+
+    deinit {
+        close(listenFD)
+    }
+
+    func stop() {
+        lock.lock()
+        running = false
+        if clientFD >= 0 { shutdown(clientFD, Int32(SHUT_RDWR)) }
+        lock.unlock()
+    }
+
+    /// Closes the current connection (as a car that resets or walks out of range would) and keeps
+    /// listening, so the next connect is accepted. Returns false when no client was connected.
+    @discardableResult
+    func dropClient() -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard clientFD >= 0 else { return false }
+        shutdown(clientFD, Int32(SHUT_RDWR))
+        return true
+    }
+
+    private func serve() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while isRunning {
+            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) <= 0 { continue }
+            let fd = accept(listenFD, nil, nil)
+            if fd < 0 { continue }
+            lock.lock(); connections += 1; acceptTimes.append(monotonicSeconds()); clientFD = fd
+            let connection = connections
+            lock.unlock()
+            var partial: [UInt8] = []
+            while isRunning {
+                var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&cfd, 1, 100) <= 0 { continue }
+                let n = read(fd, &buffer, buffer.count)
+                if n <= 0 { break }
+                let now = monotonicSeconds()
+                partial += buffer[0..<n]
+                while let newline = partial.firstIndex(of: 10) {
+                    let text = String(decoding: partial[..<newline], as: UTF8.self)
+                    partial.removeSubrange(...newline)
+                    lock.lock(); lines.append(ReceivedLine(time: now, text: text, connection: connection)); lock.unlock()
+                }
+            }
+            lock.lock(); closedConnections += 1; closeTimes.append(monotonicSeconds()); clientFD = -1; lock.unlock()
+            close(fd)
+        }
+    }
+
+    private var isRunning: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return running
+    }
+
+    var received: [ReceivedLine] {
+        lock.lock(); defer { lock.unlock() }
+        return lines
+    }
+
+    var connectionCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return connections
+    }
+
+    /// When each connection was accepted (CLOCK_MONOTONIC seconds).
+    var acceptedAt: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return acceptTimes
+    }
+
+    /// When each connection was closed on the car's side.
+    var closedAt: [Double] {
+        lock.lock(); defer { lock.unlock() }
+        return closeTimes
+    }
+
+    /// The lines received on connection `number` (1-based).
+    func received(onConnection number: Int) -> [ReceivedLine] {
+        received.filter { $0.connection == number }
+    }
+
+    var closedCount: Int {
+        lock.lock(); defer { lock.unlock() }
+        return closedConnections
+    }
+
+    /// Waits (bounded) until `condition` holds.
+    @discardableResult
+    func wait(timeout: Double = 10, _ condition: (CarListener) -> Bool) -> Bool {
+        let end = monotonicSeconds() + timeout
+        while monotonicSeconds() < end {
+            if condition(self) { return true }
+            usleep(10_000)
+        }
+        return condition(self)
+    }
+}
+
+/// A pseudo-terminal: the test holds the master, the child gets the slave as its terminal.
+final class PseudoTerminal: @unchecked Sendable {
+    let master: Int32
+    let slave: Int32
+    private let lock = NSLock()
+    private var output: [UInt8] = []
+    private var running = true
+
+    /// Listens on `port` (0 = any free port).
+    init(port requestedPort: UInt16 = 0) throws {
+        var masterFD: Int32 = -1
+        var slaveFD: Int32 = -1
+        guard openpty(&masterFD, &slaveFD, nil, nil, nil) == 0 else { throw POSIXError(.ENXIO) }
+        master = masterFD
+        slave = slaveFD
+        var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
+        _ = cb_ioctl_ptr(slave, UInt(TIOCSWINSZ), &size)
+        Thread { [weak self] in self?.drain() }.start()
+    }
+
+    /// Everything the child wrote to its terminal so far.
+    var text: String {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    func type(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { write(master, $0.baseAddress, $0.count) }
+    }
+
+    /// Hangs the terminal up: closes the master, so the child's reads fail (EIO) as when a terminal
+    /// window closes or an ssh session drops.
+    func closeMaster() {
+        lock.lock(); running = false; lock.unlock()
+        usleep(150_000)  // the drain thread leaves its 100 ms poll before the fd goes away
+        close(master)
+    }
+
+    func closeAll() {
+        lock.lock(); running = false; lock.unlock()
+        close(slave)
+    }
+
+    private func drain() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock(); let keepGoing = running; lock.unlock()
+            if !keepGoing { break }
+            var pfd = pollfd(fd: master, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) <= 0 { continue }
+            let n = read(master, &buffer, buffer.count)
+            if n <= 0 { break }
+            lock.lock(); output += buffer[0..<n]; lock.unlock()
+        }
+    }
+}
+
+/// Runs carbridge with `arguments`, its stdin/stdout on `terminal` (or /dev/null), stderr captured.
+final class CarbridgeProcess: @unchecked Sendable {
+    let process = Process()
+    let stderrPipe = Pipe()
+    private var stderrData = Data()
+    private let lock = NSLock()
+
+    init(arguments: [String], terminal: PseudoTerminal?) throws {
+        process.executableURL = try carbridgeExecutable()
+        process.arguments = arguments
+        if let terminal {
+            process.standardInput = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
+            process.standardOutput = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+        }
+        process.standardError = stderrPipe
+        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let data = handle.availableData
+            guard let self else { return }
+            self.lock.lock(); self.stderrData.append(data); self.lock.unlock()
+        }
+        try process.run()
+    }
+
+    var stderr: String {
+        lock.lock(); defer { lock.unlock() }
+        return String(decoding: stderrData, as: UTF8.self)
+    }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits (bounded) for exit; returns the exit status, or nil after killing it on timeout.
+    func waitForExit(timeout: Double = 10) -> Int32? {
+        let end = monotonicSeconds() + timeout
+        while process.isRunning && monotonicSeconds() < end { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+}
+
+/// Collapses consecutive repeats (stream frames) into one entry each.
+func distinctRuns(_ lines: [ReceivedLine]) -> [String] {
+    var result: [String] = []
+    for line in lines where result.last != line.text { result.append(line.text) }
+    return result
+}
+
+/// The intervals, in milliseconds, between consecutive identical frames (the stream).
+func streamIntervals(_ lines: [ReceivedLine]) -> [Double] {
+    guard lines.count > 1 else { return [] }
+    var intervals: [Double] = []
+    for index in 1..<lines.count where lines[index].text == lines[index - 1].text {
+        intervals.append((lines[index].time - lines[index - 1].time) * 1000)
+    }
+    return intervals
+}
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}

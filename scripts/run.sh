@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job on its built-in default: installs the system libraries if missing, builds,
+# and runs `carbridge run` (the built-in simulated car, driven from this terminal's keyboard).
+# Extra arguments go to `carbridge run`, e.g. scripts/run.sh --link tcp://127.0.0.1:7000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+swift build -c release --product carbridge
+exec .build/release/carbridge run "$@"
