@@ -150,7 +150,7 @@ if [ "$NFAIL" -gt 0 ]; then
   if [ -f "$RES_DIR/dmesg.txt" ]; then echo "===== dmesg (last 40 lines) ====="; tail -n 40 "$RES_DIR/dmesg.txt"; fi
   for failed in $(grep -oE '^FAIL: (scenario [0-9]|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : "s"$3}' | sort -u); do
     for f in "$RES_DIR/$failed"/*; do
-      [ -f "$f" ] || continue
+      [ -s "$f" ] || continue
       echo "===== $failed: ${f#"$RES_DIR"/} (last 80 lines) ====="
       tail -n 80 "$f"
     done

@@ -369,6 +369,7 @@ url = "rfcomm://%s/1"
 period_ms = 50
 max_speed = 240
 on_input_lost = "stop"
+hysteresis_deg = 2.0
 idle_timeout_s = 0
 
 [devices]
@@ -408,7 +409,7 @@ BTN_EAST = "f2"
 
 
 class Carbridge:
-    """`carbridge run --config FILE --log-level debug --no-keyboard`, logging to a file."""
+    """`carbridge run --config FILE --log-level debug --no-keyboard --no-view`, logging to a file."""
 
     def __init__(self, workdir, config_text, user=None, binary=CARBRIDGE):
         self.config_path = os.path.join(workdir, "carbridge.toml")
@@ -423,7 +424,7 @@ class Carbridge:
     def start(self):
         if not os.access(self.binary, os.X_OK):
             raise RuntimeError("no carbridge binary at %s (swift build)" % self.binary)
-        cmd = [self.binary, "run", "--config", self.config_path, "--log-level", "debug", "--no-keyboard"]
+        cmd = [self.binary, "run", "--config", self.config_path, "--log-level", "debug", "--no-keyboard", "--no-view"]
         if self.user:
             cmd = ["setpriv", "--reuid", self.user, "--regid", self.user, "--init-groups", "--"] + cmd
         self.log = open(self.log_path, "a")
