@@ -1,0 +1,75 @@
+#!/bin/bash
+# PID 1 of the kernel-test guest (started by the initramfs after switch_root).
+# Environment: REPO (repository, read-only), R (results, writable), ONLY (all | 1..8), CARBRIDGE (binary).
+# 1. infrastructure: modules, systemd-udevd, uinput, btvirt controllers, RFCOMM car, mxc4005 on i2c-stub;
+# 2. the eight carbridge scenarios (scenarios.py N), each with its own PASS/FAIL line.
+REPO=${REPO:-/mnt/repo}
+R=${R:-/mnt/results}
+ONLY=${ONLY:-all}
+G=$REPO/Tests/kernel/guest
+RES=$R/results.txt
+LOG=$R/infra/detail.log
+mkdir -p "$R/infra" /tmp/kt
+: > "$RES"; : > "$LOG"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE
+PY=/usr/bin/python3
+up() { cut -d' ' -f1 /proc/uptime; }
+note() { echo "[$(up)] $*" >> "$LOG"; }
+say() { echo "NOTE: $*"; note "$*"; }
+pass() { echo "PASS: $*" | tee -a "$RES"; note "PASS: $*"; }
+fail() { echo "FAIL: $*" | tee -a "$RES"; note "FAIL: $*"; }
+# check NAME CMD... : one infrastructure check; its output goes to the detail log
+check() { local n=$1; shift; note "--- $n: $*"
+          if "$@" >>"$LOG" 2>&1; then pass "infra: $n"; else fail "infra: $n (rc=$?, see infra/detail.log)"; fi; }
+
+say "guest up: kernel $(uname -r), uptime $(up)s, scenarios: $ONLY, carbridge: $CARBRIDGE"
+
+# ---------- kernel modules ----------
+MODS="evdev uinput bluetooth hci_vhci rfcomm af_alg algif_hash algif_skcipher i2c-dev"
+load_modules() { local m rc=0; for m in $MODS; do modprobe "$m" || { echo "modprobe $m failed"; rc=1; }; done
+                 modprobe i2c-stub chip_addr=0x15 || rc=1; return $rc; }
+check "modules ($MODS i2c-stub)" load_modules
+
+# ---------- udev ----------
+start_udev() { /lib/systemd/systemd-udevd --daemon && udevadm trigger --action=add && udevadm settle -t 30; }
+check "systemd-udevd running, coldplug settled" start_udev
+
+# ---------- Bluetooth: btvirt makes two controllers that hear each other ----------
+btvirt -l2 > /tmp/kt/btvirt.log 2>&1 &
+BTVIRT=$!
+bt_up() {
+  local i
+  for i in $(seq 100); do [ -e /sys/class/bluetooth/hci1 ] && break; sleep 0.1; done
+  [ -e /sys/class/bluetooth/hci0 ] && [ -e /sys/class/bluetooth/hci1 ] || { echo "btvirt made no hci0/hci1"; return 1; }
+  hciconfig hci0 up && hciconfig hci1 up && hciconfig hci1 name RoboCar && hciconfig hci1 piscan &&
+    hciconfig hci1 name | grep -q "Name: 'RoboCar'" && hciconfig -a
+}
+check "btvirt: hci0 (phone) + hci1 (car 'RoboCar', piscan) up" bt_up
+say "phone hci0=$(hciconfig hci0 | awk '/BD Address/{print $3}') car hci1=$(hciconfig hci1 | awk '/BD Address/{print $3}')"
+
+# ---------- the rest of the infrastructure, from python (uinput, udev, RFCOMM, IIO, inquiry) ----------
+$PY "$G/infra.py" >> "$LOG" 2>&1 || note "infra.py exited rc=$?"
+
+if [ -x "$CARBRIDGE" ]; then pass "infra: carbridge binary present and executable ($CARBRIDGE)"
+else fail "infra: no carbridge binary at $CARBRIDGE (swift build)"; fi
+
+# ---------- scenarios ----------
+if [ "$ONLY" = all ]; then LIST="1 2 3 4 5 6 7 8"; else LIST=$ONLY; fi
+for n in $LIST; do
+  note "--- scenario $n"
+  timeout -k 5 90 $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
+  rc=$?
+  if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then
+    fail "scenario $n: the scenario script crashed or timed out (rc=$rc)"
+  fi
+  mkdir -p "$R/s$n"; cp "/tmp/kt/scenario-$n.out" "$R/s$n/runner.out" 2>/dev/null
+  [ -s "$R/s$n/runner.out" ] || rm -f "$R/s$n/runner.out"
+done
+
+kill $BTVIRT 2>/dev/null; wait $BTVIRT 2>/dev/null
+cp /tmp/kt/btvirt.log "$R/infra/btvirt.log" 2>/dev/null
+dmesg > "$R/dmesg.txt"
+NPASS=$(grep -c '^PASS' "$RES"); NFAIL=$(grep -c '^FAIL' "$RES")
+say "guest done at uptime $(up)s: $NPASS passed, $NFAIL failed"
+[ "$NFAIL" -eq 0 ]

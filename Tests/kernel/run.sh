@@ -1,0 +1,159 @@
+#!/bin/bash
+# Real-kernel end-to-end tests for carbridge (issue 4), host side.
+#
+#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N] [--bin PATH] [--no-build]
+#
+# Boots Debian's own kernel (package linux-image-amd64) under qemu-system-x86_64 (TCG) with a small
+# busybox initramfs. The guest mounts the host's root file system read-only over 9p (under a tmpfs
+# overlay, so the Swift runtime and the freshly built carbridge run in the guest unchanged), the
+# repository read-only at /mnt/repo and Tests/kernel/out/results read-write at /mnt/results, then
+# switch_root's into it and runs guest/main.sh as PID 1. guest/main.sh proves the infrastructure
+# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the eight scenarios.
+#
+#   --install      apt-get update + install the system packages (a fresh CI machine needs this)
+#   --timeout S    kill the guest after S seconds (default 480); a timeout is a failure
+#   --only N       run only scenario N (1..8) after the infrastructure checks
+#   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
+#   --no-build     do not run `swift build` even if the binary is missing
+#
+# Prints every PASS/FAIL line, the timing figures, the guest logs of failed scenarios, and as
+# its LAST line "N passed, N failed". Exit status 0 only if nothing failed and the guest finished.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+TIMEOUT=480; INSTALL=0; ONLY=all; BIN=""; BUILD=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --install) INSTALL=1 ;;
+    --timeout) TIMEOUT=$2; shift ;;
+    --only) ONLY=$2; shift ;;
+    --bin) BIN=$2; shift ;;
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac; shift
+done
+case "$ONLY" in all|[1-8]) ;; *) echo "run.sh: --only takes a scenario number 1..8" >&2; exit 2 ;; esac
+T0=$(date +%s.%N)
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+say() { echo "kernel-tests: $*"; }
+finish() {  # finish PASSED FAILED : the last line, and the exit status
+  echo "$1 passed, $2 failed"
+  [ "$2" = 0 ] && [ "$1" -gt 0 ]
+  exit $?
+}
+
+# ---- 0. system packages (Debian 12) ----
+PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
+      bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
+      libevdev-dev libudev-dev libbluetooth-dev"
+if [ $INSTALL = 1 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  # shellcheck disable=SC2086
+  apt-get install -y -q --no-install-recommends $PKGS
+  say "apt-get install took $(elapsed "$T0")s"
+fi
+for tool in qemu-system-x86_64 cpio modinfo btvirt i2cset; do
+  command -v $tool >/dev/null || { say "missing $tool: run with --install (or apt-get install $PKGS)"; finish 0 1; }
+done
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || { say "/bin/busybox missing or not static: apt-get install busybox-static"; finish 0 1; }
+/usr/bin/python3 -c 'import evdev' 2>/dev/null || { say "python3-evdev missing: apt-get install python3-evdev"; finish 0 1; }
+
+# ---- 1. the carbridge binary ----
+if [ -z "$BIN" ]; then
+  BIN=$REPO/.build/debug/carbridge
+  if [ ! -x "$BIN" ] && [ $BUILD = 1 ]; then
+    say "building carbridge (swift build --product carbridge)"
+    (cd "$REPO" && swift build --product carbridge) || say "swift build failed; the carbridge scenarios will fail"
+  fi
+fi
+BIN=$(readlink -f "$BIN" 2>/dev/null || echo "$BIN")
+[ -x "$BIN" ] && say "carbridge binary: $BIN" || say "WARNING: no carbridge binary at $BIN; the carbridge scenarios will fail"
+
+# ---- 2. kernel + initramfs (busybox-static + the virtio/9p/overlay modules, dependencies first) ----
+KVER=$(ls /lib/modules | grep -- '-amd64$' | sort -V | tail -1 || true)
+KERNEL=/boot/vmlinuz-$KVER
+MODDIR=/lib/modules/$KVER
+[ -n "$KVER" ] && [ -r "$KERNEL" ] || { say "no Debian kernel in /boot: apt-get install linux-image-amd64"; finish 0 1; }
+BUILD_DIR=$HERE/build
+mkdir -p "$BUILD_DIR"
+IRD=$(mktemp -d /tmp/carbridge-initramfs.XXXXXX)
+trap 'rm -rf "$IRD"' EXIT
+mkdir -p "$IRD"/{bin,modules,proc,sys,dev,host,rw,newroot}
+cp /bin/busybox "$IRD/bin/busybox"
+: > "$IRD/modules.order"
+declare -A ADDED=()
+add_module() {  # add_module NAME: resolve through modules.dep, dependencies first, uncompressed
+  local path line dep name
+  path=$(modinfo -k "$KVER" -n "$1" 2>/dev/null) || { say "kernel $KVER has no module $1"; return 1; }
+  [ "$path" = "(builtin)" ] && return 0
+  [ -n "${ADDED[$path]:-}" ] && return 0
+  line=$(grep -E "^${path#"$MODDIR"/}:" "$MODDIR/modules.dep" || true)
+  for dep in ${line#*:}; do add_module "$(basename "$dep" | sed -E 's/\.ko(\.(xz|zst|gz))?$//')"; done
+  ADDED[$path]=1
+  name=$(basename "$path" | sed -E 's/\.(xz|zst|gz)$//')
+  case "$path" in
+    *.ko.xz)  xz -dc "$path" > "$IRD/modules/$name" ;;
+    *.ko.zst) zstd -dcq "$path" > "$IRD/modules/$name" ;;
+    *.ko.gz)  gzip -dc "$path" > "$IRD/modules/$name" ;;
+    *)        cp "$path" "$IRD/modules/$name" ;;
+  esac
+  echo "$name" >> "$IRD/modules.order"
+}
+for m in virtio_pci 9pnet_virtio 9p overlay; do add_module $m || finish 0 1; done
+install -m 755 "$HERE/initramfs-init.sh" "$IRD/init"
+(cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$BUILD_DIR/initramfs.cpio.gz"
+say "kernel $KVER; initramfs modules: $(tr '\n' ' ' < "$IRD/modules.order")"
+
+# ---- 3. boot the guest ----
+OUT=$HERE/out
+RES_DIR=$OUT/results
+rm -rf "$OUT"; mkdir -p "$RES_DIR"
+chmod 777 "$RES_DIR"
+T1=$(date +%s.%N)
+say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
+set +e
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M pc -smp 2 -m 2048 \
+  -kernel "$KERNEL" -initrd "$BUILD_DIR/initramfs.cpio.gz" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$BIN" \
+  -display none -monitor none -serial stdio -no-reboot -nic none \
+  -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+  -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
+  -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none \
+  </dev/null > "$OUT/console.log" 2>&1 &
+QPID=$!
+# Show the guest's progress lines live while it runs.
+tail -n +1 -F --pid=$QPID "$OUT/console.log" 2>/dev/null | grep --line-buffered -E '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' &
+TAILPID=$!
+wait $QPID; QRC=$?
+sleep 0.3; kill $TAILPID 2>/dev/null; wait $TAILPID 2>/dev/null
+set -e
+say "qemu exited rc=$QRC after $(elapsed "$T1")s; total $(elapsed "$T0")s"
+
+# ---- 4. verdict ----
+RES=$RES_DIR/results.txt
+touch "$RES"
+NPASS=$(grep -c '^PASS' "$RES" || true)
+NFAIL=$(grep -c '^FAIL' "$RES" || true)
+if [ "$QRC" = 124 ] || [ "$QRC" = 137 ]; then
+  say "TIMEOUT: the guest did not finish within ${TIMEOUT}s"; NFAIL=$((NFAIL + 1))
+elif ! grep -q '^GUEST_EXIT=' "$RES"; then
+  say "the guest did not finish (no GUEST_EXIT in results)"; NFAIL=$((NFAIL + 1))
+fi
+[ "$NPASS" -gt 0 ] || { [ "$NFAIL" -gt 0 ] || NFAIL=1; }
+echo "===== results ($RES) ====="
+grep -E '^(PASS|FAIL|METRIC)' "$RES" || true
+if [ "$NFAIL" -gt 0 ]; then
+  echo "===== console (last 60 lines of $OUT/console.log) ====="
+  tail -n 60 "$OUT/console.log"
+  if [ -f "$RES_DIR/dmesg.txt" ]; then echo "===== dmesg (last 40 lines) ====="; tail -n 40 "$RES_DIR/dmesg.txt"; fi
+  for failed in $(grep -oE '^FAIL: (scenario [0-9]|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : "s"$3}' | sort -u); do
+    for f in "$RES_DIR/$failed"/*; do
+      [ -s "$f" ] || continue
+      echo "===== $failed: ${f#"$RES_DIR"/} (last 80 lines) ====="
+      tail -n 80 "$f"
+    done
+  done
+fi
+finish "$NPASS" "$NFAIL"
