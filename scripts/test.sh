@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The test command: builds carbridge and runs every unit and end-to-end test.
-#   scripts/test.sh            unit + end-to-end tests (swift test)
-#   scripts/test.sh --kernel   also the real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh)
+# The test command: builds carbridge and runs every test.
+#   scripts/test.sh              unit + end-to-end tests (swift test), then the real-kernel
+#                                scenarios in a QEMU guest (Tests/kernel/run.sh --install)
+#   scripts/test.sh --no-kernel  unit + end-to-end tests only (no root, no QEMU needed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -23,7 +24,7 @@ fi
 passed=$((executed - failures))
 failed=$failures
 echo "unit+e2e: $passed passed, $failed failed"
-if [ "${1:-}" = "--kernel" ]; then
+if [ "${1:-}" != "--no-kernel" ]; then
   klog=$(mktemp)
   set +e
   Tests/kernel/run.sh --install 2>&1 | tee "$klog"
