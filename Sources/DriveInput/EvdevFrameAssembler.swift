@@ -156,21 +156,21 @@ public struct EvdevFrameAssembler {
 
     private mutating func flush(at time: Instant) -> InputFrame? {
         var frame = InputFrame(time: time)
-        var accelerationChanged = false
         for code in pendingAxisOrder {
             guard let raw = pendingAxes[code] else { continue }
             if axisValues[code] == raw { continue }
             axisValues[code] = raw
             frame.axes.append(AxisValue(code: code, value: normalise(axis: code, raw: raw), raw: raw))
-            if code == EvdevCode.absX || code == EvdevCode.absY || code == EvdevCode.absZ { accelerationChanged = true }
         }
         for change in pendingKeys {
             if change.pressed { keysDown.insert(change.code) } else { keysDown.remove(change.code) }
         }
         frame.keys = pendingKeys
-        if isAccelerometer && accelerationChanged { frame.acceleration = currentAcceleration() }
+        // Every report of an accelerometer is a sample, even one whose values did not change (a sensor
+        // lying still sends only MSC_TIMESTAMP): it proves the sensor is alive to the input-loss watchdog.
+        if isAccelerometer { frame.acceleration = currentAcceleration() }
         discardPending()
-        if frame.axes.isEmpty && frame.keys.isEmpty { return nil }
+        if frame.axes.isEmpty && frame.keys.isEmpty && !isAccelerometer { return nil }
         return frame
     }
 

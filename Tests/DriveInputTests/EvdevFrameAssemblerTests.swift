@@ -135,6 +135,21 @@ final class EvdevFrameAssemblerTests: XCTestCase {
         XCTAssertEqual(acceleration?.z ?? 0, -9.80665 / 2, accuracy: 1e-9)
     }
 
+    func testStillAccelerometerStillDeliversASamplePerReport() {
+        // A sensor lying still: the kernel drops unchanged ABS values, only MSC_TIMESTAMP arrives.
+        let axis = AbsInfo(minimum: -32768, maximum: 32767, resolution: 8192)
+        var assembler = EvdevFrameAssembler(absInfo: [0: axis, 1: axis, 2: axis], isAccelerometer: true)
+        _ = assembler.feed([TestSupport.abs(2, 8192), TestSupport.syn], at: t)
+        let timestamp = InputEvent(seconds: 0, microseconds: 0, type: 4, code: 5, value: 1234)  // EV_MSC, MSC_TIMESTAMP
+        let frames = assembler.feed([timestamp, TestSupport.syn, timestamp, TestSupport.syn], at: t)
+        XCTAssertEqual(frames.count, 2)
+        XCTAssertEqual(frames.first?.acceleration?.z ?? 0, 9.80665, accuracy: 1e-9)
+        XCTAssertEqual(frames.first?.axes, [])
+        // A gamepad report that changes nothing is still no frame.
+        var pad = EvdevFrameAssembler(absInfo: [0: axis])
+        XCTAssertEqual(pad.feed([timestamp, TestSupport.syn], at: t), [])
+    }
+
     func testStateFrameHasEveryKnownAxisAndKeyDown() {
         let info = AbsInfo(minimum: -32768, maximum: 32767, flat: 128, value: 32767)
         let assembler = EvdevFrameAssembler(
