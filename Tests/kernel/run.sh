@@ -111,12 +111,21 @@ OUT=$HERE/out
 RES_DIR=$OUT/results
 rm -rf "$OUT"; mkdir -p "$RES_DIR"
 chmod 777 "$RES_DIR"
+# The guest mounts fresh tmpfs on /tmp, /run and /dev, hiding those host paths: reach the binary
+# through the repository share when it lives in the repository, else through the results share.
+REPO_REAL=$(readlink -f "$REPO")
+case "$BIN" in
+  "$REPO_REAL"/*) GUEST_BIN=/mnt/repo/${BIN#"$REPO_REAL"/} ;;
+  /tmp/*|/run/*|/dev/*) cp "$BIN" "$RES_DIR/carbridge" 2>/dev/null; GUEST_BIN=/mnt/results/carbridge ;;
+  *) GUEST_BIN=$BIN ;;
+esac
+say "carbridge in the guest: $GUEST_BIN"
 T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 set +e
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M pc -smp 2 -m 2048 \
   -kernel "$KERNEL" -initrd "$BUILD_DIR/initramfs.cpio.gz" \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$BIN" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN" \
   -display none -monitor none -serial stdio -no-reboot -nic none \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
