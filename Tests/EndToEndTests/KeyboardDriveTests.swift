@@ -5,22 +5,6 @@ import XCTest
 /// Presses keys at a real `carbridge run --link tcp://…` through a pty and checks the exact
 /// frames a listening socket receives.
 final class KeyboardDriveTests: XCTestCase {
-    private func startDriving(_ extra: [String] = []) throws -> (CarListener, PseudoTerminal, CarbridgeProcess) {
-        let car = try CarListener()
-        let terminal = try PseudoTerminal()
-        let process = try CarbridgeProcess(
-            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug"] + extra,
-            terminal: terminal)
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)")
-        usleep(200_000)  // the bridge sees the link up
-        return (car, terminal, process)
-    }
-
-    private func press(_ terminal: PseudoTerminal, _ keys: String, pause: useconds_t = 150_000) {
-        terminal.type(keys)
-        usleep(pause)
-    }
-
     func testKeysDriveTheSpecFramesAndStreamEvery50ms() throws {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }

@@ -5,20 +5,9 @@ import XCTest
 /// A real `carbridge run --link tcp://…` whose car goes away and comes back: it reconnects by itself
 /// with back-off and never resumes motion on its own afterwards.
 final class LinkLossTests: XCTestCase {
-    private func press(_ terminal: PseudoTerminal, _ keys: String, pause: useconds_t = 150_000) {
-        terminal.type(keys)
-        usleep(pause)
-    }
-
     func testCarDropsTheConnectionThenCarbridgeReconnectsWithoutResumingMotion() throws {
-        let car = try CarListener()
-        let terminal = try PseudoTerminal()
-        let process = try CarbridgeProcess(
-            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug", "--no-view"],
-            terminal: terminal)
+        let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop() }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)")
-        usleep(200_000)
 
         press(terminal, "e")
         press(terminal, "+++", pause: 400_000)  // S=30, streaming

@@ -5,14 +5,8 @@ import XCTest
 /// `--idle-timeout`: a driver who stops pressing keys gets the engine turned off.
 final class IdleTimeoutTests: XCTestCase {
     func testEngineOffArrivesAfterTheIdleTimeoutAndStreamingStops() throws {
-        let car = try CarListener()
-        let terminal = try PseudoTerminal()
-        let process = try CarbridgeProcess(
-            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--idle-timeout", "0.5", "--no-view"],
-            terminal: terminal)
+        let (car, terminal, process) = try startDriving(["--idle-timeout", "0.5", "--no-view"])
         defer { terminal.closeAll(); car.stop() }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)")
-        usleep(200_000)
 
         terminal.type("e")
         usleep(100_000)
@@ -41,14 +35,8 @@ final class IdleTimeoutTests: XCTestCase {
 /// The keyboard's terminal goes away (ssh drops, the terminal window closes) while the car moves.
 final class TerminalLossTests: XCTestCase {
     func testClosingTheTerminalStopsTheCarAndTurnsTheEngineOff() throws {
-        let car = try CarListener()
-        let terminal = try PseudoTerminal()
-        let process = try CarbridgeProcess(
-            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--no-view", "--log-level", "debug"],
-            terminal: terminal)
+        let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop() }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)")
-        usleep(200_000)
         terminal.type("e++")
         usleep(300_000)
         XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1"])

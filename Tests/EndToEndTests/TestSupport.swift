@@ -322,3 +322,25 @@ func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }
+
+/// Starts `carbridge run --link tcp://127.0.0.1:PORT --log-level debug EXTRA…` on a pty against a
+/// fresh listening car and waits (bounded) until it has connected and the bridge has seen the link up.
+func startDriving(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws
+    -> (car: CarListener, terminal: PseudoTerminal, process: CarbridgeProcess)
+{
+    let car = try CarListener()
+    let terminal = try PseudoTerminal()
+    let process = try CarbridgeProcess(
+        arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug"] + extra,
+        terminal: terminal)
+    XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)",
+                  file: file, line: line)
+    usleep(200_000)  // the bridge sees the link up
+    return (car, terminal, process)
+}
+
+/// Types `keys` into the terminal and gives carbridge `pause` microseconds to act on them.
+func press(_ terminal: PseudoTerminal, _ keys: String, pause: useconds_t = 150_000) {
+    terminal.type(keys)
+    usleep(pause)
+}
