@@ -17,12 +17,17 @@ public enum Control: Hashable, Sendable {
     case setSpeed(Int)
     /// The dead-man button was pressed (`true`) or released (`false`).
     case deadman(held: Bool)
-    /// The steering or button device went away or stopped delivering (§6).
+    /// The steering or button device went away or stopped delivering (§6): the car stops, and
+    /// Speed+ and the throttle are ignored until `.inputRestored`.
     case inputLost
+    /// The lost steering or button device is back (re-opened): motion may be asked for again.
+    case inputRestored
     /// The link to the car dropped (§6): S := 0, nothing can be sent.
     case linkLost
-    /// The link to the car is (again) up.
+    /// The link to the car is (again) up: the machine answers with the safety handshake (§6).
     case linkUp
-    /// The process is about to exit (SIGINT, SIGTERM, fatal error): engine off.
+    /// The process is about to be suspended (SIGTSTP): S := 0 and the stop frame; the engine stays on.
+    case suspend
+    /// The process is about to exit (SIGINT, SIGTERM, SIGQUIT, fatal error): engine off.
     case shutdown
 }

@@ -21,14 +21,23 @@
 ///   by a late `tick` counts as sent at its scheduled deadline, so the grid never drifts; when whole periods
 ///   were missed only one frame is sent and the next deadline is the next grid point after `now`.
 ///   When S falls to 0 its frame is sent and streaming stops. Periods under 1 ms are treated as 1 ms.
+/// - **Link** (§6): the machine knows whether the link is up (initially not). While it is down no frame
+///   is returned at all, and Speed+ and setSpeed are ignored (motion never starts on a link that cannot
+///   carry it, nor resumes by itself later); other controls still change the state. **linkLost** sets
+///   S := 0 and stops streaming. **linkUp** answers with the **safety handshake**, the first frame on
+///   every connection: `E,0,0,0` while the engine is off, the stop frame (S := 0) while it is on — an
+///   HC-05 car never notices a radio drop and keeps its last command, and a restarted process cannot
+///   know what the car is doing. Motion resumes only when the driver acts.
 /// - **Dead-man** (`settings.deadmanRequired`): while the button is not held (initially), Speed+ and
 ///   setSpeed are ignored; releasing it with the engine on and S > 0 sets S := 0 and sends the stop frame.
 ///   Pressing it sends nothing.
 /// - **inputLost** with the engine on: policy `.stop` sets S := 0 and sends the stop frame (even when S
-///   was already 0); policy `.engineOff` sends `E,0,0,0` and turns the engine off. Engine off: nothing.
-/// - **linkLost** sets S := 0 and sends nothing (the link is down); **linkUp** does nothing, so motion
-///   resumes only when the driver acts. **shutdown** with the engine on sends `E,0,0,0` once and turns
-///   the engine off; with the engine off it does nothing.
+///   was already 0); policy `.engineOff` sends `E,0,0,0` and turns the engine off. Engine off: nothing
+///   is sent. Either way Speed+ and setSpeed are ignored from then on until **inputRestored** (the car
+///   must not drive with θ frozen while the steering device is missing).
+/// - **suspend** (SIGTSTP) with the engine on: S := 0 and the stop frame (even when S was already 0);
+///   the engine stays on. **shutdown** with the engine on sends `E,0,0,0` once and turns the engine off;
+///   with the engine off it does nothing.
 /// - **Idle timeout** (`settings.idleTimeout`): activity is any driver control (engine, Speed±, gear,
 ///   F-keys, setSpeed, dead-man — even one that changes nothing) or a steer that changes `A` or moves θ at
 ///   least `settings.activityThresholdDegrees` from θ at the last activity. When the engine is on and
@@ -47,6 +56,10 @@ public struct DriveMachine {
     private var activityAngleDegrees: Double = 0
     /// False until the first steer: that one takes its range from the bare table.
     private var hasSteered = false
+    /// Whether the link to the car is up (between `.linkUp` and `.linkLost`); frames go out only then.
+    public private(set) var linkIsUp = false
+    /// True after `.inputLost` until `.inputRestored`: Speed+ and setSpeed are ignored.
+    public private(set) var inputMissing = false
 
     /// Creates a machine in the spec's initial state (engine off, S 0, D 1, θ 0, A 0).
     public init(settings: DriveSettings = .init()) {
@@ -76,7 +89,8 @@ public struct DriveMachine {
         }
     }
 
-    /// Applies one control at `now` and returns the frames to send at once, in order.
+    /// Applies one control at `now` and returns the frames to send at once, in order (none while the
+    /// link is down).
     public mutating func handle(_ control: Control, at now: Instant) -> [Frame] {
         var frames: [Frame] = []
         switch control {
@@ -89,7 +103,7 @@ public struct DriveMachine {
             }
         case .speedUp:
             noteActivity(at: now)
-            guard state.engineOn, deadmanAllowsMotion, state.speed < speedLimit else { break }
+            guard state.engineOn, motionAllowed, state.speed < speedLimit else { break }
             state.speed = min(state.speed + 10, speedLimit)
             send(state.motionFrame, at: now, into: &frames)
         case .speedDown:
@@ -109,7 +123,7 @@ public struct DriveMachine {
             send(frame, at: now, into: &frames)
         case .setSpeed(let requested):
             noteActivity(at: now)
-            guard state.engineOn, deadmanAllowsMotion else { break }
+            guard state.engineOn, motionAllowed else { break }
             let speed = min(max(requested, 0), speedLimit) / 10 * 10
             guard speed != state.speed else { break }
             state.speed = speed
@@ -138,20 +152,31 @@ public struct DriveMachine {
                 stop(at: now, into: &frames)
             }
         case .inputLost:
+            inputMissing = true
             guard state.engineOn else { break }
             switch settings.onInputLost {
             case .stop: stop(at: now, into: &frames)
             case .engineOff: turnEngineOff(at: now, into: &frames)
             }
+        case .inputRestored:
+            inputMissing = false
         case .linkLost:
+            linkIsUp = false
             state.speed = 0
             streamDeadline = nil
         case .linkUp:
-            break
+            linkIsUp = true
+            if state.engineOn {
+                stop(at: now, into: &frames)
+            } else {
+                send(.engineOff, at: now, into: &frames)
+            }
+        case .suspend:
+            if state.engineOn { stop(at: now, into: &frames) }
         case .shutdown:
             if state.engineOn { turnEngineOff(at: now, into: &frames) }
         }
-        return frames
+        return linkIsUp ? frames : []
     }
 
     /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; returns the frames.
@@ -168,13 +193,16 @@ public struct DriveMachine {
         if let idle {
             turnEngineOff(at: idle, into: &frames)
         }
-        return frames
+        return linkIsUp ? frames : []
     }
 
     // MARK: - Helpers
 
     /// True unless the dead-man button is required and not held.
     private var deadmanAllowsMotion: Bool { !settings.deadmanRequired || state.deadmanHeld }
+
+    /// Speed+ and setSpeed may act: the link is up, no driving input is missing, the dead-man allows it.
+    private var motionAllowed: Bool { linkIsUp && !inputMissing && deadmanAllowsMotion }
 
     /// Records driver activity at `now` (postpones the idle timeout).
     private mutating func noteActivity(at now: Instant) {

@@ -53,23 +53,36 @@ public struct FrameQueue: Sendable {
         return bytes[...]
     }
 
+    /// The first waiting frame (it may be partly written: see `hasFrameInFlight`).
+    public var head: Frame? { entries.first?.frame }
+
+    /// The rest of the first waiting frame's bytes (empty when nothing waits).
+    public func headBytes() -> ArraySlice<UInt8> {
+        guard let head = entries.first else { return [] }
+        return head.bytes[writtenOfHead...]
+    }
+
     /// How many bytes `nextBytes()` gathers at most (beyond the first frame).
     public static let maximumChunkBytes = 4096
 
-    /// Marks the first `count` waiting bytes as written.
-    public mutating func consume(_ count: Int) {
+    /// Marks the first `count` waiting bytes as written; returns how many frames that completed.
+    @discardableResult
+    public mutating func consume(_ count: Int) -> Int {
         var remaining = max(0, count)
+        var completed = 0
         while remaining > 0, let head = entries.first {
             let left = head.bytes.count - writtenOfHead
             if remaining >= left {
                 remaining -= left
                 entries.removeFirst()
                 writtenOfHead = 0
+                completed += 1
             } else {
                 writtenOfHead += remaining
                 remaining = 0
             }
         }
+        return completed
     }
 
     /// Drops everything (the link was lost; nothing stale may go out after a reconnect).

@@ -15,6 +15,10 @@ public protocol CarLink: AnyObject {
     func start()
     /// Queues `frame` (newest motion frame wins, E/F kept in order); dropped while not up.
     func send(_ frame: Frame)
-    /// Stops reconnecting, flushes what is queued for at most `flushWithin`, closes, then calls `done`.
-    func shutdown(flushWithin: Duration, then done: @escaping () -> Void)
+    /// Calls `done` once what is queued has reached the car (or the kernel let go of it), or with
+    /// `.timedOut` after `within`; the link stays up.
+    func flush(within: Duration, then done: @escaping (FlushResult) -> Void)
+    /// Stops reconnecting, flushes what is queued for at most `flushWithin`, closes, then calls `done`
+    /// with how the flush ended.
+    func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void)
 }

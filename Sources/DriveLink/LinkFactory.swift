@@ -5,21 +5,21 @@ import DriveSystem
 public enum LinkFactory {
     /// A link for `url` on `loop` (not started yet).
     public static func make(
-        url: LinkURL, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), connectTimeout: Duration = .seconds(5)
+        url: LinkURL, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), options: LinkOptions = LinkOptions()
     ) throws -> any CarLink {
         switch url {
         case .rfcomm(let address, let channel):
             return RFCOMMLink(
                 connector: RFCOMMConnector(address: address, channel: channel), loop: loop, encoder: encoder,
-                connectTimeout: connectTimeout)
+                options: options)
         case .serial(let path, let baud):
             return SerialLink(
                 connector: SerialConnector(path: path, baud: baud), loop: loop, encoder: encoder,
-                connectTimeout: connectTimeout)
+                options: options)
         case .tcp(let host, let port):
             return TCPLink(
                 connector: TCPConnector(host: host, port: port), loop: loop, encoder: encoder,
-                connectTimeout: connectTimeout)
+                options: options)
         case .stdout:
             return StdoutLink(loop: loop)
         case .sim:
@@ -29,8 +29,8 @@ public enum LinkFactory {
 
     /// Parses `text` and makes its link; throws `LinkURLError` for a bad URL.
     public static func make(
-        url text: String, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), connectTimeout: Duration = .seconds(5)
+        url text: String, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), options: LinkOptions = LinkOptions()
     ) throws -> any CarLink {
-        try make(url: LinkURL(parsing: text), loop: loop, encoder: encoder, connectTimeout: connectTimeout)
+        try make(url: LinkURL(parsing: text), loop: loop, encoder: encoder, options: options)
     }
 }

@@ -76,6 +76,19 @@ public struct RFCOMMConnector: StreamConnector {
         try SocketSupport.send(fd, bytes)
     }
 
+    /// Bytes of socket buffer memory in use. On Bluetooth sockets `TIOCOUTQ` answers the *free*
+    /// space (`sk_sndbuf − sk_wmem_alloc`), so the queue is `SO_SNDBUF` minus that; it counts skb
+    /// memory, not payload, so only "empty" (0) is exact.
+    public func queuedBytes(_ fd: Int32) -> Int? {
+        var free: Int32 = 0
+        guard cb_ioctl_ptr(fd, UInt(TIOCOUTQ), &free) == 0,
+              let buffer = SocketSupport.option(fd, SOL_SOCKET, SO_SNDBUF) else { return nil }
+        return max(0, Int(buffer) - Int(free))
+    }
+
+    /// Buffer memory, not payload.
+    public var queuedBytesArePayload: Bool { false }
+
     private func failure(_ code: Int32) -> LinkFailure {
         LinkFailure(BluetoothErrorAdvice.sentence(for: code, address: address, channel: channel), errno: code)
     }

@@ -91,4 +91,8 @@ public struct SerialConnector: StreamConnector {
 
     /// Drops unsent output so `close` never waits for the line to drain.
     public func prepareClose(_ fd: Int32) { _ = tcflush(fd, TCOFLUSH) }
+
+    /// Discards the tty's output queue, so `close` does not wait out `closing_wait` (up to 30 s)
+    /// and nothing queued reaches the car later.
+    public func prepareAbort(_ fd: Int32) { _ = tcflush(fd, TCOFLUSH) }
 }

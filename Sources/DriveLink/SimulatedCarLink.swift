@@ -45,6 +45,9 @@ public final class SocketPairCarConnector: StreamConnector {
     /// Never called: a socketpair is connected at once.
     public func finishConnect(_ fd: Int32) throws {}
 
+    /// `SIOCOUTQ` on an AF_UNIX socket counts buffer memory, not payload.
+    public var queuedBytesArePayload: Bool { false }
+
     /// The simulated car went away.
     public func lossSentence(_ error: SystemError) -> String {
         "the simulated car failed (\(SocketSupport.reason(error.errno)))"
@@ -66,7 +69,9 @@ extension StreamLink where Connector == SocketPairCarConnector {
         simulatedOn loop: EventLoop, encoder: FrameEncoder = FrameEncoder(),
         options: CarSimulatorSession.Options = .init()
     ) {
-        self.init(connector: SocketPairCarConnector(loop: loop, options: options), loop: loop, encoder: encoder)
+        self.init(
+            connector: SocketPairCarConnector(loop: loop, options: options), loop: loop, encoder: encoder,
+            options: LinkOptions())
     }
 
     /// The simulated car's current session.

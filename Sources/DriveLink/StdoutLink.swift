@@ -47,12 +47,19 @@ public final class StdoutLink: CarLink {
         return "\(milliseconds / 1000).\(padding)\(fraction) \(frame.text)\n"
     }
 
+    /// Every frame is written at once: nothing waits.
+    public func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
+        let result: FlushResult = state == .up ? .delivered : .linkDown
+        loop.execute { done(result) }
+    }
+
     /// Closes (the fd stays open: it is not ours) and calls `done`.
-    public func shutdown(flushWithin: Duration, then done: @escaping () -> Void) {
+    public func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
+        let result: FlushResult = state == .up ? .delivered : .linkDown
         if state != .closed {
             state = .closed
             onStateChange?(state)
         }
-        loop.execute(done)
+        loop.execute { done(result) }
     }
 }

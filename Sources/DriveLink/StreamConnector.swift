@@ -24,10 +24,18 @@ public protocol StreamConnector {
     func lossSentence(_ error: SystemError) -> String
     /// Writes bytes without blocking: nil when it would block.
     func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int?
-    /// Bytes written but still in the kernel's output queue, when the kernel can tell.
-    func unsentByteCount(_ fd: Int32) -> Int?
-    /// Last step before `close` at shutdown (e.g. discard tty output so close never blocks).
+    /// How much the kernel still holds of what was written (its output queue), nil when it cannot tell.
+    func queuedBytes(_ fd: Int32) -> Int?
+    /// True when `queuedBytes` counts payload bytes exactly (TCP, ttys), so it tells how many frames
+    /// are still queued; false when it counts buffer memory (RFCOMM, AF_UNIX), so only "empty" is exact.
+    var queuedBytesArePayload: Bool { get }
+    /// Sets socket options once connected (small send buffer, a user timeout as a stall backstop).
+    func tune(_ fd: Int32, options: LinkOptions)
+    /// Last step before `close` at shutdown, after the flush (e.g. send FIN, discard tty output).
     func prepareClose(_ fd: Int32)
+    /// Last step before `close` when the link is lost: make sure nothing still queued is delivered
+    /// later (`SO_LINGER` {1, 0} resets a socket; `tcflush(TCOFLUSH)` empties a tty).
+    func prepareAbort(_ fd: Int32)
 }
 
 extension StreamConnector {
@@ -41,14 +49,24 @@ extension StreamConnector {
         try Syscall.write(fd, bytes)
     }
 
-    /// Default: `TIOCOUTQ` (also `SIOCOUTQ` on sockets).
-    public func unsentByteCount(_ fd: Int32) -> Int? {
+    /// Default: `TIOCOUTQ` (the same request as `SIOCOUTQ` on sockets): bytes not yet sent (ttys)
+    /// or not yet acknowledged (TCP).
+    public func queuedBytes(_ fd: Int32) -> Int? {
         var count: Int32 = 0
         return cb_ioctl_ptr(fd, UInt(TIOCOUTQ), &count) == 0 ? Int(count) : nil
     }
 
+    /// Default: payload bytes.
+    public var queuedBytesArePayload: Bool { true }
+
+    /// Default: nothing.
+    public func tune(_ fd: Int32, options: LinkOptions) {}
+
     /// Default: nothing.
     public func prepareClose(_ fd: Int32) {}
+
+    /// Default: `SO_LINGER` {1, 0}, so `close` resets the connection and drops its queue.
+    public func prepareAbort(_ fd: Int32) { SocketSupport.setAbortiveClose(fd) }
 }
 
 /// Socket helpers shared by the connectors and the car simulator.
@@ -70,6 +88,30 @@ public enum SocketSupport {
     /// `send(2)` with MSG_NOSIGNAL (no SIGPIPE when the peer is gone); nil when it would block.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
         try Syscall.nonBlocking("send") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// `SO_LINGER` {1, 0}: the next `close` sends RST and discards whatever the kernel still queues.
+    public static func setAbortiveClose(_ fd: Int32) {
+        var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+        _ = setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+    }
+
+    /// Sets an integer socket option, ignoring failure (the option is a refinement, not a need).
+    public static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
+        var value = value
+        _ = setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// An integer socket option, nil when it cannot be read.
+    public static func option(_ fd: Int32, _ level: Int32, _ name: Int32) -> Int32? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, level, name, &value, &length) == 0 ? value : nil
+    }
+
+    /// `TCP_USER_TIMEOUT`: the kernel drops a connection whose data stays unacknowledged this long.
+    public static func setTCPUserTimeout(_ fd: Int32, milliseconds: Int32) {
+        setOption(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, milliseconds)
     }
 
     /// Turns off Nagle's algorithm: a frame goes out at once.

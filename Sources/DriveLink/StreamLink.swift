@@ -4,10 +4,18 @@ import Glibc
 
 /// A link over a byte stream (TCP, RFCOMM, a serial tty, a socketpair), driven by the event loop.
 ///
-/// Connects without blocking (with a timeout), reads car lines, writes the `FrameQueue` when the
-/// fd is writable (watching `.writable` only while bytes wait) and never blocks. Frames sent while
-/// not up are dropped. On loss (EOF, EPIPE, ECONNRESET, EIO, a write stall, a failed connect) the
-/// state goes `.down(reason)` and a reconnect follows after a back-off (0.5 s doubling, at most 5 s).
+/// Connects without blocking (with a timeout), reads car lines, writes the `FrameQueue` one frame
+/// at a time and never blocks. Frames sent while not up are dropped.
+///
+/// **Kernel queue rule** (protocol §5.6): a motion frame is handed to the kernel only while its
+/// output queue (`SIOCOUTQ`/`TIOCOUTQ`) holds fewer than `options.maxInFlight` frames; otherwise it
+/// waits in the `FrameQueue`'s coalescing slot (newest wins) and the queue is looked at again every
+/// `heldRecheckInterval`. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
+/// does not shrink for `options.stallTimeout` means the link is down. On any loss (EOF, EPIPE,
+/// ECONNRESET, EIO, a stall, a failed connect) the fd is closed abortively (`prepareAbort`: RST for
+/// sockets, `tcflush` for ttys) so nothing queued is delivered later, the state goes `.down(reason)`
+/// and a reconnect follows after a back-off (0.5 s doubling, at most 5 s). No timer runs while the
+/// link is idle.
 public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// The kind of stream and its address.
     public let connector: Connector
@@ -19,12 +27,19 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public var onStateChange: ((LinkState) -> Void)?
     /// Called for every line the car sends.
     public var onLine: ((CarLine) -> Void)?
+    /// Connect timeout, motion frames allowed in the kernel, stall timeout.
+    public var options: LinkOptions
     /// How long a connect may take.
-    public var connectTimeout: Duration
-    /// How long queued bytes may wait without any progress before the link counts as lost.
-    public var writeStallTimeout: Duration = .seconds(2)
+    public var connectTimeout: Duration {
+        get { options.connectTimeout }
+        set { options.connectTimeout = newValue }
+    }
     /// How often shutdown checks whether the flush is complete.
     public var flushPollInterval: Duration = .milliseconds(10)
+    /// How often the kernel's output queue is looked at while a motion frame is held for it.
+    public var heldRecheckInterval: Duration = .milliseconds(10)
+    /// How often the kernel's output queue is looked at while it is not empty (stall detection).
+    public var queueRecheckInterval: Duration = .milliseconds(50)
     /// The reconnect delays.
     public private(set) var backoff = Backoff()
     /// The delay of the most recently scheduled reconnect.
@@ -33,8 +48,12 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public private(set) var connectAttempts = 0
     /// How many connects succeeded.
     public private(set) var connectionsMade = 0
-    /// Frames not yet written.
+    /// How many times the link was closed because its kernel queue stalled.
+    public private(set) var stalls = 0
+    /// Frames not yet handed to the kernel.
     public var pendingFrames: [Frame] { queue.pendingFrames }
+    /// Frames handed to the kernel that it may still hold (exact for TCP and ttys, an upper bound otherwise).
+    public var framesInKernel: Int { kernelFrameEnds.count }
 
     private let loop: EventLoop
     private var queue: FrameQueue
@@ -43,27 +62,39 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private var watchingWritable = false
     private var connectTimer: EventLoop.TimerID?
     private var reconnectTimer: EventLoop.TimerID?
-    private var stallTimer: EventLoop.TimerID?
+    private var queueTimer: EventLoop.TimerID?
+    private var queueTimerDeadline: Instant?
     private var flushTimer: EventLoop.TimerID?
-    private var lastWriteProgress = Instant.zero
     private var started = false
     private var shuttingDown = false
     private var shutdownDeadline = Instant.zero
-    private var shutdownCallbacks: [() -> Void] = []
+    private var shutdownCallbacks: [(FlushResult) -> Void] = []
+    private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
+    /// Bytes handed to the kernel on this connection.
+    private var bytesWritten = 0
+    /// `bytesWritten` at the end of each frame the kernel may still hold, oldest first.
+    private var kernelFrameEnds: [Int] = []
+    /// The kernel queue at the last look, and when it last shrank or was empty.
+    private var lastQueuedBytes = 0
+    private var lastDrain = Instant.zero
+    /// True while a motion frame waits because `maxInFlight` frames are in the kernel.
+    private var holding = false
+    /// True after a write would have blocked, until bytes go out again.
+    private var writeBlocked = false
 
     /// Creates a link; nothing happens until `start()`.
     public init(
         connector: Connector, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(),
-        connectTimeout: Duration = .seconds(5)
+        options: LinkOptions = LinkOptions()
     ) {
         self.connector = connector
         self.loop = loop
         self.queue = FrameQueue(encoder: encoder)
-        self.connectTimeout = connectTimeout
+        self.options = options
     }
 
     deinit {
-        for timer in [connectTimer, reconnectTimer, stallTimer, flushTimer] {
+        for timer in [connectTimer, reconnectTimer, queueTimer, flushTimer] {
             if let timer { loop.cancel(timer) }
         }
         if fd >= 0 {
@@ -79,25 +110,37 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         connect()
     }
 
-    /// Queues `frame` and writes what the fd takes now; dropped unless the link is up.
+    /// Queues `frame` and writes what the fd and the in-flight limit take now; dropped unless the link is up.
     public func send(_ frame: Frame) {
         guard state == .up, fd >= 0 else { return }
         queue.push(frame)
         flush()
     }
 
-    /// Stops reconnecting, flushes queued bytes until `flushWithin` passes, closes, then calls `done`.
-    public func shutdown(flushWithin: Duration, then done: @escaping () -> Void) {
-        shutdownCallbacks.append(done)
-        if state == .closed {
-            finishShutdown()
+    /// Calls `done` once everything queued has left carbridge and the kernel's queue drained,
+    /// or with `.timedOut` after `within` (the link stays up either way).
+    public func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
+        guard state == .up, fd >= 0 else {
+            loop.execute { done(.linkDown) }
             return
         }
+        flushWaiters.append((loop.now().advanced(by: within), done))
+        flush()
+        checkQueue()
+    }
+
+    /// Stops reconnecting, flushes queued bytes until `flushWithin` passes, closes, then calls `done`.
+    public func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
+        if state == .closed {
+            loop.execute { done(.linkDown) }
+            return
+        }
+        shutdownCallbacks.append(done)
         guard !shuttingDown else { return }
         shuttingDown = true
         cancel(&reconnectTimer)
         guard state == .up, fd >= 0 else {
-            finishShutdown()
+            finishShutdown(.linkDown)
             return
         }
         shutdownDeadline = loop.now().advanced(by: flushWithin)
@@ -153,6 +196,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         watchingWritable = false
         backoff.reset()
         queue.clear()
+        resetKernelAccounting()
+        connector.tune(fd, options: options)
         assembler = LineAssembler()
         connectionsMade += 1
         setState(.up)
@@ -207,14 +252,21 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         if let rest = assembler.finish() { onLine?(CarLine(time: loop.now(), text: rest)) }
     }
 
+    /// Hands frames to the kernel in order, one frame per write: `E` and F frames always, a motion
+    /// frame only while fewer than `maxInFlight` frames are in the kernel (protocol §5.6); otherwise it
+    /// waits in the coalescing slot and the queue is looked at again shortly.
     private func flush() {
         guard fd >= 0, state == .up else { return }
-        var progressed = false
-        while queue.hasPendingBytes {
-            let bytes = queue.nextBytes()
+        holding = false
+        while let head = queue.head {
+            if head.isMotion, !queue.hasFrameInFlight, countFramesInKernel() >= max(1, options.maxInFlight) {
+                holding = true
+                break
+            }
+            let wasEmpty = lastQueuedBytes == 0 && kernelFrameEnds.isEmpty
             let written: Int?
             do {
-                written = try bytes.withUnsafeBytes { try connector.write(fd, $0) }
+                written = try queue.headBytes().withUnsafeBytes { try connector.write(fd, $0) }
             } catch let error as SystemError {
                 lose(connector.lossSentence(error))
                 return
@@ -222,23 +274,118 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 lose("writing to \(name) failed: \(error)")
                 return
             }
-            guard let count = written, count > 0 else { break }
-            queue.consume(count)
-            progressed = true
-        }
-        let now = loop.now()
-        if progressed { lastWriteProgress = now }
-        if queue.hasPendingBytes {
-            setWatchWritable(true)
-            if stallTimer == nil {
-                // Bytes just started waiting: the stall clock starts now.
-                lastWriteProgress = now
-                scheduleStallCheck()
+            guard let count = written, count > 0 else {
+                writeBlocked = true
+                break
             }
-        } else {
-            setWatchWritable(false)
-            cancel(&stallTimer)
+            if writeBlocked {
+                // Bytes that had to wait for the kernel went out: the queue is moving.
+                writeBlocked = false
+                lastDrain = loop.now()
+            }
+            if wasEmpty { lastDrain = loop.now() }
+            bytesWritten += count
+            if queue.consume(count) > 0 { kernelFrameEnds.append(bytesWritten) }
+            lastQueuedBytes = connector.queuedBytes(fd) ?? 0
         }
+        setWatchWritable(writeBlocked && queue.hasPendingBytes)
+        scheduleQueueCheck()
+    }
+
+    /// Frames the kernel may still hold, after dropping those it has let go of.
+    private func countFramesInKernel() -> Int {
+        guard fd >= 0, !kernelFrameEnds.isEmpty else { return 0 }
+        let queued = connector.queuedBytes(fd) ?? 0
+        if queued == 0 {
+            kernelFrameEnds.removeAll()
+        } else if connector.queuedBytesArePayload {
+            let delivered = bytesWritten - queued
+            let gone = kernelFrameEnds.prefix { $0 <= delivered }.count
+            kernelFrameEnds.removeFirst(gone)
+        }
+        return kernelFrameEnds.count
+    }
+
+    /// Looks at the kernel queue: notes progress, declares a stall, writes what may go now, answers
+    /// flush waiters, and keeps looking only while something is held or queued (no wake-ups when idle).
+    private func checkQueue() {
+        guard fd >= 0, state == .up else { return }
+        let now = loop.now()
+        let queued = connector.queuedBytes(fd) ?? 0
+        if queued == 0 || queued < lastQueuedBytes { lastDrain = now }
+        lastQueuedBytes = queued
+        let waiting = queued > 0 || queue.hasPendingBytes
+        if !waiting { lastDrain = now }
+        if waiting, now.duration(since: lastDrain) >= options.stallTimeout {
+            stalls += 1
+            let seconds = SocketSupport.secondsText(options.stallTimeout)
+            lose("the car has taken no data for \(seconds) s (link stalled on \(name)); closed so nothing queued arrives late")
+            return
+        }
+        if queue.hasPendingBytes { flush() }
+        guard fd >= 0 else { return }
+        answerFlushWaiters(now: now)
+        scheduleQueueCheck()
+    }
+
+    /// True when nothing waits in carbridge or in the kernel.
+    private var fullyDrained: Bool {
+        !queue.hasPendingBytes && (fd < 0 || (connector.queuedBytes(fd) ?? 0) == 0)
+    }
+
+    private func answerFlushWaiters(now: Instant) {
+        guard !flushWaiters.isEmpty else { return }
+        let drained = fullyDrained
+        var remaining: [(deadline: Instant, done: (FlushResult) -> Void)] = []
+        var finished: [(done: (FlushResult) -> Void, result: FlushResult)] = []
+        for waiter in flushWaiters {
+            if drained {
+                finished.append((waiter.done, .delivered))
+            } else if now >= waiter.deadline {
+                finished.append((waiter.done, .timedOut))
+            } else {
+                remaining.append(waiter)
+            }
+        }
+        flushWaiters = remaining
+        for item in finished { loop.execute { item.done(item.result) } }
+    }
+
+    /// Arms the queue timer: soon while a frame is held, less often while the kernel holds bytes
+    /// (stall detection, flush waiters); not at all when everything has drained.
+    private func scheduleQueueCheck() {
+        guard fd >= 0 else { return }
+        let now = loop.now()
+        let wanted: Instant?
+        if holding || (queue.hasPendingBytes && !writeBlocked) {
+            wanted = now.advanced(by: heldRecheckInterval)
+        } else if queue.hasPendingBytes || lastQueuedBytes > 0 || !kernelFrameEnds.isEmpty || !flushWaiters.isEmpty {
+            let stallAt = lastDrain.advanced(by: options.stallTimeout)
+            var next = min(now.advanced(by: queueRecheckInterval), max(stallAt, now))
+            if !flushWaiters.isEmpty { next = min(next, now.advanced(by: heldRecheckInterval)) }
+            wanted = next
+        } else {
+            wanted = nil
+        }
+        if let current = queueTimerDeadline, let wanted, current <= wanted, queueTimer != nil { return }
+        cancel(&queueTimer)
+        queueTimerDeadline = wanted
+        guard let wanted else { return }
+        queueTimer = loop.schedule(at: wanted) { [weak self] in
+            guard let self else { return }
+            self.queueTimer = nil
+            self.queueTimerDeadline = nil
+            self.checkQueue()
+        }
+    }
+
+    private func resetKernelAccounting() {
+        bytesWritten = 0
+        kernelFrameEnds.removeAll()
+        lastQueuedBytes = 0
+        lastDrain = loop.now()
+        holding = false
+        writeBlocked = false
     }
 
     private func setWatchWritable(_ on: Bool) {
@@ -251,26 +398,15 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         }
     }
 
-    private func scheduleStallCheck() {
-        stallTimer = loop.schedule(at: lastWriteProgress.advanced(by: writeStallTimeout)) { [weak self] in
-            guard let self else { return }
-            self.stallTimer = nil
-            guard self.fd >= 0, self.queue.hasPendingBytes else { return }
-            if self.loop.now().duration(since: self.lastWriteProgress) >= self.writeStallTimeout {
-                let seconds = SocketSupport.secondsText(self.writeStallTimeout)
-                self.lose("the car has taken no data for \(seconds) s (write stalled on \(self.name))")
-            } else {
-                self.scheduleStallCheck()
-            }
-        }
-    }
-
     // MARK: loss and shutdown
 
+    /// The link is lost: close it abortively (nothing queued may reach the car later), then
+    /// reconnect after the back-off — or finish a shutdown.
     private func lose(_ reason: String) {
+        if fd >= 0 { connector.prepareAbort(fd) }
         closeFD()
         if shuttingDown {
-            finishShutdown()
+            finishShutdown(.linkDown)
             return
         }
         let delay = backoff.next()
@@ -281,9 +417,18 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     }
 
     private func pollFlush() {
-        let kernelQueued = fd >= 0 ? (connector.unsentByteCount(fd) ?? 0) : 0
-        if fd < 0 || (!queue.hasPendingBytes && kernelQueued == 0) || loop.now() >= shutdownDeadline {
-            finishShutdown()
+        if fd < 0 {
+            finishShutdown(.linkDown)
+            return
+        }
+        if queue.hasPendingBytes { flush() }
+        guard fd >= 0 else { return }
+        if fullyDrained {
+            finishShutdown(.delivered)
+            return
+        }
+        if loop.now() >= shutdownDeadline {
+            finishShutdown(.timedOut)
             return
         }
         flushTimer = loop.schedule(after: flushPollInterval) { [weak self] in
@@ -292,18 +437,21 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         }
     }
 
-    private func finishShutdown() {
+    private func finishShutdown(_ result: FlushResult) {
         if fd >= 0 {
             // Read what the car sent last, so closing a socket with unread data does not reset it.
             readRemainingLines()
-            if fd >= 0 { connector.prepareClose(fd) }
+            if fd >= 0 {
+                // Frames the flush window could not deliver must not arrive later.
+                if result == .timedOut { connector.prepareAbort(fd) } else { connector.prepareClose(fd) }
+            }
         }
         closeFD()
         cancel(&reconnectTimer)
         setState(.closed)
         let callbacks = shutdownCallbacks
         shutdownCallbacks.removeAll()
-        for callback in callbacks { loop.execute(callback) }
+        for callback in callbacks { loop.execute { callback(result) } }
     }
 
     private func readRemainingLines() {
@@ -318,7 +466,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
 
     private func closeFD() {
         cancel(&connectTimer)
-        cancel(&stallTimer)
+        cancel(&queueTimer)
+        queueTimerDeadline = nil
         cancel(&flushTimer)
         if fd >= 0 {
             loop.unwatch(fd)
@@ -327,6 +476,10 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         }
         watchingWritable = false
         queue.clear()
+        resetKernelAccounting()
+        let waiters = flushWaiters
+        flushWaiters.removeAll()
+        for waiter in waiters { loop.execute { waiter.done(.linkDown) } }
     }
 
     private func cancel(_ timer: inout EventLoop.TimerID?) {

@@ -78,6 +78,14 @@ public final class TCPConnector: StreamConnector {
         try SocketSupport.send(fd, bytes)
     }
 
+    /// A small send buffer (frames are bytes, a big buffer only hides a dead link) and
+    /// `TCP_USER_TIMEOUT` at twice the stall timeout, a backstop for the stall detector.
+    public func tune(_ fd: Int32, options: LinkOptions) {
+        SocketSupport.setOption(fd, SOL_SOCKET, SO_SNDBUF, 4096)
+        let userTimeout = max(options.stallTimeout.nanoseconds / 1_000_000 * 2, 1000)
+        SocketSupport.setTCPUserTimeout(fd, milliseconds: Int32(clamping: userTimeout))
+    }
+
     /// Sends FIN after the queued data.
     public func prepareClose(_ fd: Int32) { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
 }

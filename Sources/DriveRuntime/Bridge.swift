@@ -69,19 +69,31 @@ public final class Bridge {
     /// Applies a control from any input source now.
     public func apply(_ control: Control) {
         guard !shuttingDown else { return }
-        if !link.state.isUp {
-            // Motion never starts on a link that cannot carry it (and never resumes by itself later).
-            switch control {
-            case .speedUp, .setSpeed:
-                note("link \(link.state): \(control == .speedUp ? "Speed+" : "throttle") ignored")
-                return
-            default: break
-            }
-        }
         let now = loop.now()
         let frames = machine.handle(control, at: now)
+        if control == .speedUp, frames.isEmpty, machine.state.engineOn {
+            // The machine refused motion; say why when it is not the driver's own limit.
+            if !machine.linkIsUp {
+                note("link \(link.state): Speed+ ignored")
+            } else if machine.inputMissing {
+                note("the steering device is missing: Speed+ ignored until it is back")
+            }
+        }
         deliver(frames, at: now)
         changed()
+    }
+
+    /// SIGTSTP: S := 0 and the stop frame (engine stays on), flushed to the car within `flushWithin`,
+    /// then `done` with how the flush ended; the process may then suspend.
+    public func suspend(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
+        let now = loop.now()
+        let frames = machine.handle(.suspend, at: now)
+        deliver(frames, at: now)
+        changed()
+        link.flush(within: flushWithin) { [weak self] result in
+            self?.logger.info("suspending: \(frames.isEmpty ? "engine off, nothing to stop" : "stop frame \(frames.map(\.text).joined(separator: " ")) \(result)")")
+            done(result)
+        }
     }
 
     /// Logs a notice; while the run view is up, the log sink shows it among the view's notices.
@@ -105,9 +117,17 @@ public final class Bridge {
         shuttingDown = true
         if let timer { loop.cancel(timer) }
         timer = nil
-        logger.info("shutting down (\(reason))\(frames.isEmpty ? "" : ": sent \(frames.map(\.text).joined(separator: " "))")")
+        logger.info("shutting down (\(reason))")
         changed()
-        link.shutdown(flushWithin: flushWithin, then: done)
+        let sent = frames.map(\.text).joined(separator: " ")
+        link.shutdown(flushWithin: flushWithin) { [weak self] result in
+            if !sent.isEmpty {
+                self?.logger.info("shutdown: \(sent) \(result)")
+            } else if result == .linkDown {
+                self?.logger.info("shutdown: the link was down; the car's next connection starts with the handshake")
+            }
+            done()
+        }
     }
 
     private func deliver(_ frames: [Frame], at now: Instant) {

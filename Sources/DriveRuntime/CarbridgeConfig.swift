@@ -1,4 +1,5 @@
 import DriveCore
+import DriveLink
 
 /// Everything `carbridge.toml` can say, typed and validated, with the defaults of `config/carbridge.toml`.
 public struct CarbridgeConfig: Sendable {
@@ -10,6 +11,17 @@ public struct CarbridgeConfig: Sendable {
         public var terminator = FrameTerminator.lineFeed
         /// `connect_timeout_ms`: how long one connection attempt may take.
         public var connectTimeoutMilliseconds = 5000
+        /// `max_in_flight`: at most this many motion frames in the kernel's output queue (protocol §5.6).
+        public var maxInFlight = 2
+        /// `stall_timeout_ms`: a kernel queue that does not shrink this long means the link is down (§6).
+        public var stallTimeoutMilliseconds = 1000
+
+        /// The link's tunables as `DriveLink` takes them.
+        public var options: LinkOptions {
+            LinkOptions(
+                connectTimeout: .milliseconds(connectTimeoutMilliseconds), maxInFlight: maxInFlight,
+                stallTimeout: .milliseconds(stallTimeoutMilliseconds))
+        }
     }
 
     /// `[keyboard]`: the terminal keyboard (used when stdin is a TTY).
@@ -160,6 +172,9 @@ public struct CarbridgeConfig: Sendable {
             config.link.terminator = FrameTerminator(name: terminator) ?? .lineFeed
             config.link.connectTimeoutMilliseconds = try t.int(
                 "connect_timeout_ms", default: config.link.connectTimeoutMilliseconds, range: 100...120_000)
+            config.link.maxInFlight = try t.int("max_in_flight", default: config.link.maxInFlight, range: 1...64)
+            config.link.stallTimeoutMilliseconds = try t.int(
+                "stall_timeout_ms", default: config.link.stallTimeoutMilliseconds, range: 200...60_000)
             try t.rejectUnknownKeys()
         }
 

@@ -67,8 +67,10 @@ public struct MonitorFormatter {
         case .setSpeed(let speed): return "speed = \(speed)"
         case .deadman(let held): return held ? "deadman held" : "deadman released"
         case .inputLost: return "INPUT LOST"
+        case .inputRestored: return "input restored"
         case .linkLost: return "link lost"
         case .linkUp: return "link up"
+        case .suspend: return "suspend"
         case .shutdown: return "shutdown"
         }
     }

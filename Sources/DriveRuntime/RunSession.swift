@@ -54,9 +54,7 @@ public final class RunSession {
         }
         let encoder = FrameEncoder(terminator: config.link.terminator)
         let url = try LinkURL(parsing: config.link.url)
-        let link = try LinkFactory.make(
-            url: url, loop: loop, encoder: encoder,
-            connectTimeout: .milliseconds(config.link.connectTimeoutMilliseconds))
+        let link = try LinkFactory.make(url: url, loop: loop, encoder: encoder, options: config.link.options)
         let bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
         self.bridge = bridge
 

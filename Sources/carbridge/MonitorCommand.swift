@@ -192,6 +192,8 @@ private final class MonitorPrinter {
     init(config: CarbridgeConfig, loop: EventLoop, printEverySample: Bool) {
         formatter = MonitorFormatter(hysteresisDegrees: config.drive.hysteresisDegrees)
         machine = DriveMachine(settings: config.drive)
+        // No car here: the monitor shows what a connected car would get (its handshake is not shown).
+        _ = machine.handle(.linkUp, at: loop.now())
         self.loop = loop
         self.start = loop.now()
         self.printEverySample = printEverySample

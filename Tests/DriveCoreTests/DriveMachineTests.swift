@@ -133,11 +133,11 @@ final class DriveMachineTests: XCTestCase {
     // MARK: Engine off
 
     func testControlsWhileEngineOffChangeNothingAndSendNothing() {
-        var machine = DriveMachine()
+        var machine = DriveMachine.connected()
         let before = machine.state
         let controls: [Control] = [
             .speedUp, .speedDown, .gear, .function(1), .function(2), .function(3), .function(4), .function(5),
-            .setSpeed(100), .inputLost, .linkLost, .linkUp, .shutdown,
+            .setSpeed(100), .inputLost, .inputRestored, .suspend, .shutdown,
         ]
         for control in controls {
             XCTAssertEqual(texts(machine.handle(control, at: ms(1))), [], "\(control)")
@@ -148,7 +148,7 @@ final class DriveMachineTests: XCTestCase {
     }
 
     func testSteerWhileEngineOffIsTrackedButNotSent() {
-        var machine = DriveMachine()
+        var machine = DriveMachine.connected()
         XCTAssertEqual(machine.apply([.steer(70)]), [])
         XCTAssertEqual(machine.state.angleDegrees, 70)
         XCTAssertEqual(machine.state.range, 2)
@@ -162,14 +162,14 @@ final class DriveMachineTests: XCTestCase {
         XCTAssertEqual(machine.apply([.engine], at: ms(5)), ["E,0,0,0"])
         XCTAssertEqual(machine.state, DriveState(engineOn: false, speed: 0, direction: 0, angleDegrees: -30, range: -1))
         XCTAssertNil(machine.nextDeadline)
-        XCTAssertEqual(machine.apply([.shutdown, .inputLost, .linkLost], at: ms(6)), [])
+        XCTAssertEqual(machine.apply([.shutdown, .inputLost, .suspend, .inputRestored], at: ms(6)), [])
         XCTAssertEqual(texts(machine.tick(at: ms(10_000))), [])
         XCTAssertEqual(machine.apply([.engine], at: ms(7)), [])
         XCTAssertEqual(machine.apply([.speedUp], at: ms(8)), ["X,-1,10,0"], "no lurch: S restarts from 0")
     }
 
     func testToggleOffTwiceSendsEOncePerOnOffCycle() {
-        var machine = DriveMachine()
+        var machine = DriveMachine.connected()
         XCTAssertEqual(machine.apply([.engine, .engine, .engine, .engine]), ["E,0,0,0", "E,0,0,0"])
         XCTAssertEqual(machine.apply([.engine, .engine, .shutdown, .shutdown]), ["E,0,0,0"])
     }

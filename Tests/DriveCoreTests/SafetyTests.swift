@@ -33,10 +33,68 @@ final class SafetyTests: XCTestCase {
         XCTAssertEqual(machine.state.speed, 0)
         XCTAssertTrue(machine.state.engineOn)
         XCTAssertNil(machine.nextDeadline)
-        XCTAssertEqual(machine.apply([.linkUp], at: ms(2_000)), [])
+        XCTAssertEqual(machine.apply([.linkUp], at: ms(2_000)), ["M,0,0,1"], "the handshake: the stop frame")
         XCTAssertNil(machine.nextDeadline)
         XCTAssertEqual(texts(machine.tick(at: ms(5_000))), [], "no motion resumes by itself")
         XCTAssertEqual(machine.apply([.speedUp], at: ms(6_000)), ["M,0,10,1"])
+    }
+
+    // MARK: Safety handshake (§6)
+
+    func testFirstLinkUpWithEngineOffSendsEngineOff() {
+        var machine = DriveMachine()
+        XCTAssertFalse(machine.linkIsUp)
+        XCTAssertEqual(machine.apply([.linkUp], at: .zero), ["E,0,0,0"])
+        XCTAssertTrue(machine.linkIsUp)
+        XCTAssertNil(machine.nextDeadline)
+    }
+
+    func testEveryReconnectStartsWithTheCurrentState() {
+        var machine = DriveMachine.running()
+        _ = machine.apply([.gear, .steer(-70), .setSpeed(50)], at: .zero)
+        XCTAssertEqual(machine.apply([.linkLost], at: ms(100)), [])
+        XCTAssertEqual(machine.apply([.linkUp], at: ms(600)), ["X,-2,0,0"], "stop frame with the current A and D")
+        XCTAssertEqual(machine.state.speed, 0)
+        _ = machine.apply([.engine], at: ms(700))
+        XCTAssertEqual(machine.apply([.linkLost, .linkUp], at: ms(800)), ["E,0,0,0"], "engine off: E again")
+    }
+
+    func testNothingIsSentAndNoMotionStartsWhileTheLinkIsDown() {
+        var machine = DriveMachine()
+        XCTAssertEqual(machine.apply([.engine, .speedUp, .setSpeed(80), .gear, .function(2), .steer(70)]), [])
+        XCTAssertEqual(machine.state.speed, 0, "Speed+ and throttle are ignored before the link is up")
+        XCTAssertEqual(machine.state.direction, 0, "other controls still change the state")
+        XCTAssertNil(machine.nextDeadline)
+        XCTAssertEqual(machine.apply([.linkUp], at: ms(10)), ["Y,2,0,0"])
+        XCTAssertEqual(machine.apply([.speedUp], at: ms(20)), ["Y,2,10,0"])
+        _ = machine.apply([.linkLost], at: ms(30))
+        XCTAssertEqual(machine.apply([.speedUp, .setSpeed(100), .engine], at: ms(40)), [], "engine off while down: not sent")
+        XCTAssertFalse(machine.state.engineOn)
+        XCTAssertEqual(machine.apply([.linkUp], at: ms(50)), ["E,0,0,0"], "the car learns it at the handshake")
+    }
+
+    // MARK: Suspend (SIGTSTP)
+
+    func testSuspendStopsTheCarButKeepsTheEngineOn() {
+        var machine = DriveMachine.running()
+        _ = machine.apply([.steer(30), .setSpeed(50)], at: .zero)
+        XCTAssertEqual(machine.apply([.suspend], at: ms(10)), ["R,1,0,1"])
+        XCTAssertTrue(machine.state.engineOn)
+        XCTAssertEqual(machine.state.speed, 0)
+        XCTAssertNil(machine.nextDeadline)
+        XCTAssertEqual(machine.apply([.speedUp], at: ms(20)), ["R,1,10,1"], "after SIGCONT the driver acts again")
+    }
+
+    // MARK: Input missing
+
+    func testNoSpeedUpOrThrottleWhileTheSteeringDeviceIsMissing() {
+        var machine = DriveMachine.running()
+        _ = machine.apply([.steer(30), .setSpeed(50)], at: .zero)
+        XCTAssertEqual(machine.apply([.inputLost], at: ms(10)), ["R,1,0,1"])
+        XCTAssertEqual(machine.apply([.speedUp, .setSpeed(100)], at: ms(20)), [], "θ is frozen: no motion")
+        XCTAssertEqual(machine.state.speed, 0)
+        XCTAssertEqual(machine.apply([.gear, .function(1)], at: ms(30)), ["Y,1,0,0", "F,1,0,0"])
+        XCTAssertEqual(machine.apply([.inputRestored, .speedUp], at: ms(40)), ["Y,1,10,0"])
     }
 
     // MARK: Shutdown
@@ -126,7 +184,7 @@ final class SafetyTests: XCTestCase {
     }
 
     func testIdleTimerOnlyRunsWhileEngineOn() {
-        var machine = DriveMachine(settings: DriveSettings(idleTimeout: .seconds(1)))
+        var machine = DriveMachine.connected(DriveSettings(idleTimeout: .seconds(1)))
         _ = machine.handle(.gear, at: .zero)
         XCTAssertNil(machine.nextDeadline)
         _ = machine.handle(.engine, at: .seconds(5))
@@ -150,7 +208,7 @@ final class SafetyTests: XCTestCase {
     }
 
     func testDeadmanTrackedWhileEngineOff() {
-        var machine = DriveMachine(settings: DriveSettings(deadmanRequired: true))
+        var machine = DriveMachine.connected(DriveSettings(deadmanRequired: true))
         XCTAssertEqual(machine.apply([.deadman(held: true), .engine]), [])
         XCTAssertEqual(machine.apply([.speedUp]), ["M,0,10,1"])
     }

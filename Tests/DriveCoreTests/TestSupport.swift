@@ -13,9 +13,16 @@ extension DriveMachine {
         controls.flatMap { texts(handle($0, at: now)) }
     }
 
-    /// A machine with the engine already on.
-    static func running(_ settings: DriveSettings = .init(), at now: Instant = .zero) -> DriveMachine {
+    /// A machine whose link is up (the handshake `E,0,0,0` already taken), engine off.
+    static func connected(_ settings: DriveSettings = .init(), at now: Instant = .zero) -> DriveMachine {
         var machine = DriveMachine(settings: settings)
+        _ = machine.handle(.linkUp, at: now)
+        return machine
+    }
+
+    /// A machine with the link up and the engine already on.
+    static func running(_ settings: DriveSettings = .init(), at now: Instant = .zero) -> DriveMachine {
+        var machine = connected(settings, at: now)
         _ = machine.handle(.engine, at: now)
         return machine
     }

@@ -56,7 +56,7 @@ final class SerialLinkTests: XCTestCase {
         XCTAssertEqual(recorder.lines, ["BAT,50", "OK"])
 
         var done = false
-        link.shutdown(flushWithin: .milliseconds(500)) { done = true }
+        link.shutdown(flushWithin: .milliseconds(500)) { _ in done = true }
         XCTAssertTrue(try spin(loop) { done })
         XCTAssertEqual(link.state, .closed)
     }

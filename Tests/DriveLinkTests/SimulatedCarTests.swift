@@ -31,7 +31,7 @@ final class SimulatedCarLinkTests: XCTestCase {
 
         link.send(.engineOff)
         var done = false
-        link.shutdown(flushWithin: .seconds(1)) { done = true }
+        link.shutdown(flushWithin: .seconds(1)) { _ in done = true }
         XCTAssertTrue(try spin(loop) { done && link.car?.isOpen == false })
         XCTAssertEqual(frames.last, .engineOff)
         XCTAssertEqual(link.state, .closed)
@@ -102,7 +102,7 @@ final class CarSimulatorTests: XCTestCase {
         XCTAssertTrue(events.contains { $0.contains("connected") })
 
         var done = false
-        link.shutdown(flushWithin: .seconds(1)) { done = true }
+        link.shutdown(flushWithin: .seconds(1)) { _ in done = true }
         XCTAssertTrue(try spin(loop) { done && simulator.sessions.count == 1 })
         XCTAssertTrue(events.contains { $0.contains("the bridge closed the connection") })
         simulator.stop()
@@ -139,7 +139,7 @@ final class CarSimulatorTests: XCTestCase {
 
         // The bridge goes away and comes back: the pty car is still there.
         var done = false
-        link.shutdown(flushWithin: .milliseconds(200)) { done = true }
+        link.shutdown(flushWithin: .milliseconds(200)) { _ in done = true }
         XCTAssertTrue(try spin(loop) { done })
         let again = SerialLink(connector: SerialConnector(path: path), loop: loop)
         again.start()

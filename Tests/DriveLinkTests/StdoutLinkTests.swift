@@ -33,7 +33,7 @@ final class StdoutLinkTests: XCTestCase {
         XCTAssertEqual(seconds, before.seconds, accuracy: 1.0)
 
         var done = false
-        link.shutdown(flushWithin: .zero) { done = true }
+        link.shutdown(flushWithin: .zero) { _ in done = true }
         XCTAssertTrue(try spin(loop) { done })
         XCTAssertEqual(link.state, .closed)
     }

@@ -15,6 +15,7 @@ final class RecordingCarLink: CarLink {
     private(set) var started = false
     private(set) var frames: [(frame: Frame, time: Instant)] = []
     private(set) var shutdownCalls: [Duration] = []
+    private(set) var flushCalls: [Duration] = []
     /// How many frames were sent when `shutdown` was called.
     private(set) var framesAtShutdown: Int?
     private let loop: EventLoop
@@ -34,12 +35,22 @@ final class RecordingCarLink: CarLink {
         frames.append((frame, loop.now()))
     }
 
-    func shutdown(flushWithin: Duration, then done: @escaping () -> Void) {
+    func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
+        flushCalls.append(within)
+        let result: FlushResult = state.isUp ? .delivered : .linkDown
+        loop.execute { done(result) }
+    }
+
+    func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
         shutdownCalls.append(flushWithin)
         framesAtShutdown = frames.count
+        let result: FlushResult = state.isUp ? .delivered : .linkDown
         set(.closed)
-        loop.execute(done)
+        loop.execute { done(result) }
     }
+
+    /// Forgets the frames recorded so far (after a test has checked the handshake).
+    func forgetFrames() { frames.removeAll() }
 
     func set(_ newState: LinkState) {
         guard newState != state else { return }
@@ -60,7 +71,11 @@ final class BridgeTests: XCTestCase {
         let logger = Logger(label: "bridge-test") { _ in SwiftLogNoOpLogHandler() }
         let bridge = Bridge(settings: settings, link: link, loop: loop, logger: logger)
         bridge.start()
-        if up { link.set(.up) }
+        if up {
+            link.set(.up)
+            XCTAssertEqual(link.texts, ["E,0,0,0"], "the handshake (engine off) must be the first frame")
+            link.forgetFrames()
+        }
         return bridge
     }
 
@@ -86,7 +101,7 @@ final class BridgeTests: XCTestCase {
         bridge.apply(.function(1))
         try run(milliseconds: 100)
         XCTAssertEqual(link.frames.count, sentBeforeLoss, "frames while down: \(link.texts)")
-        XCTAssertEqual(bridge.framesSent, sentBeforeLoss)
+        XCTAssertEqual(bridge.framesSent, sentBeforeLoss + 1, "the frames and the handshake")
     }
 
     func testSpeedUpWhileLinkDownIsIgnored() throws {
@@ -102,7 +117,7 @@ final class BridgeTests: XCTestCase {
 
         link.set(.up)
         try run(milliseconds: 200)
-        XCTAssertEqual(link.texts, [], "nothing ignored while down may be sent later")
+        XCTAssertEqual(link.texts, ["M,0,0,1"], "only the handshake: nothing ignored while down may be sent later")
     }
 
     func testAfterLinkUpNoMotionUntilTheDriverActs() throws {
@@ -118,14 +133,15 @@ final class BridgeTests: XCTestCase {
         let sentBeforeReconnect = link.frames.count
 
         link.set(.up)
+        XCTAssertEqual(link.texts.last, "M,0,0,1", "the handshake stops a car that kept its last command")
         try run(milliseconds: 400)
         XCTAssertEqual(bridge.state.speed, 0)
-        XCTAssertEqual(link.frames.count, sentBeforeReconnect,
+        XCTAssertEqual(link.frames.count, sentBeforeReconnect + 1,
                        "motion resumed by itself after reconnect: \(link.texts.suffix(5))")
 
         bridge.apply(.speedUp)
         XCTAssertEqual(link.texts.last, "M,0,10,1", "S was reset, so Speed+ starts from 0")
-        XCTAssertEqual(link.frames.count, sentBeforeReconnect + 1)
+        XCTAssertEqual(link.frames.count, sentBeforeReconnect + 2)
     }
 
     func testStreamsEvery50msOnTheLoopAndStopsAtZero() throws {

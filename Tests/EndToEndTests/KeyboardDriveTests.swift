@@ -11,7 +11,7 @@ final class KeyboardDriveTests: XCTestCase {
 
         press(terminal, "g")                    // engine off: ignored, nothing sent
         press(terminal, "e")                    // engine on: nothing sent by itself
-        XCTAssertEqual(car.received.map(\.text), [])
+        XCTAssertEqual(car.received.map(\.text), ["E,0,0,0"], "only the handshake (engine off) on connect")
         press(terminal, "1")                    // F1 at A=0 S=0 D=1
         press(terminal, "+")
         press(terminal, "+")
@@ -24,6 +24,9 @@ final class KeyboardDriveTests: XCTestCase {
         press(terminal, "2")                     // F2
         press(terminal, "g", pause: 300_000)     // reverse
         press(terminal, "c", pause: 300_000)     // centre → A=0
+        // Speed− ×4 typed in one burst: the kernel takes at most max_in_flight (2) motion frames
+        // before the car acknowledges them, so intermediate speeds may be coalesced away (protocol
+        // §5.6: the newest state wins); the final S=0 frame always arrives.
         press(terminal, "----", pause: 400_000)  // down to 0: streaming stops
         press(terminal, "e", pause: 300_000)     // engine off
         press(terminal, "+")                     // ignored: engine off
@@ -31,7 +34,8 @@ final class KeyboardDriveTests: XCTestCase {
         let status = process.waitForExit()
         XCTAssertEqual(status, 0, process.stderr)
 
-        let runs = distinctRuns(car.received)
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        let runs = distinctRuns(car.driven)
         XCTAssertEqual(runs, [
             "F,0,0,1",
             "M,0,10,1", "M,0,20,1", "M,0,30,1", "M,0,40,1",
@@ -41,9 +45,10 @@ final class KeyboardDriveTests: XCTestCase {
             "Y,2,40,0", "B,0,40,0",
             "B,0,30,0", "B,0,20,0", "B,0,10,0", "B,0,0,0",
             "E,0,0,0",
-        ], "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
+        ].filter { runs.contains($0) || !["B,0,30,0", "B,0,20,0", "B,0,10,0"].contains($0) },
+        "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
         XCTAssertEqual(car.received.last?.text, "E,0,0,0")
-        XCTAssertEqual(car.received.filter { $0.text == "E,0,0,0" }.count, 1)
+        XCTAssertEqual(car.driven.filter { $0.text == "E,0,0,0" }.count, 1)
         // Nothing is streamed at S=0.
         XCTAssertEqual(car.received.filter { $0.text == "B,0,0,0" }.count, 1)
 
@@ -65,16 +70,17 @@ final class KeyboardDriveTests: XCTestCase {
         XCTAssertEqual(status, 0, process.stderr)
         XCTAssertTrue(car.wait { $0.closedCount == 1 }, "connection not closed")
         let texts = car.received.map(\.text)
-        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1", "E,0,0,0"], "\(texts)")
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1", "E,0,0,0"], "\(texts)")
         XCTAssertEqual(texts.last, "E,0,0,0")
     }
 
-    func testSigintWithEngineOffSendsNothing() throws {
+    func testSigintWithEngineOffSendsNothingButTheHandshake() throws {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }
         process.signal(SIGINT)
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        XCTAssertEqual(car.received.map(\.text), [])
+        XCTAssertEqual(car.received.map(\.text), ["E,0,0,0"])
     }
 
     func testTerminalIsRestoredAfterExit() throws {

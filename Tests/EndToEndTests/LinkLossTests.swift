@@ -11,7 +11,7 @@ final class LinkLossTests: XCTestCase {
 
         press(terminal, "e")
         press(terminal, "+++", pause: 400_000)  // S=30, streaming
-        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1", "M,0,30,1"])
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1", "M,0,30,1"])
         XCTAssertGreaterThan(car.received.filter { $0.text == "M,0,30,1" }.count, 3, "not streaming")
 
         // The car goes away.
@@ -28,14 +28,21 @@ final class LinkLossTests: XCTestCase {
         print("LinkLossTests: reconnect delay \(String(format: "%.0f", reconnectDelay * 1000)) ms")
         XCTAssertLessThan(reconnectDelay, 2.0, "reconnect took \(reconnectDelay) s")
 
-        // No stale burst and no silent resume: nothing arrives until the driver acts.
+        // The handshake first (the car may still run its last command: stop it), then no stale
+        // burst and no silent resume: nothing else arrives until the driver acts.
         usleep(600_000)
-        XCTAssertEqual(car.received(onConnection: 2).map(\.text), [],
-                       "frames on the new connection before any key:\n\(process.stderr)")
+        let beforeKey = car.received(onConnection: 2)
+        XCTAssertEqual(beforeKey.map(\.text), ["M,0,0,1"],
+                       "the new connection must start with the stop frame and nothing else:\n\(process.stderr)")
+        if let handshake = beforeKey.first, let accepted = car.acceptedAt.last {
+            let latency = handshake.time - accepted
+            print("LinkLossTests: handshake \(String(format: "%.1f", latency * 1000)) ms after the reconnect")
+            XCTAssertLessThan(latency, 0.1, "the handshake came \(latency) s after the connect")
+        }
 
         let pressedAt = monotonicSeconds()
         press(terminal, "+", pause: 300_000)
-        let second = car.received(onConnection: 2)
+        let second = Array(car.received(onConnection: 2).dropFirst())
         XCTAssertEqual(second.first?.text, "M,0,10,1", "S must restart from 0 after a reconnect: \(second.map(\.text))")
         XCTAssertGreaterThanOrEqual(second.first?.time ?? 0, pressedAt, "first frame predates the key press")
         XCTAssertEqual(distinctRuns(second), ["M,0,10,1"])
@@ -71,9 +78,10 @@ final class LinkLossTests: XCTestCase {
 
         press(terminal, "e")
         press(terminal, "+", pause: 200_000)
-        XCTAssertEqual(car.received.first?.text, "M,0,10,1", "\(car.received.map(\.text))")
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        XCTAssertEqual(car.driven.first?.text, "M,0,10,1", "\(car.received.map(\.text))")
         press(terminal, "q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "E,0,0,0"])
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "E,0,0,0"])
     }
 }

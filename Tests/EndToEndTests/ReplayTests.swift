@@ -30,7 +30,8 @@ final class ReplayTests: XCTestCase {
         // BTN_START engine on (nothing sent) · BTN_TR ×3 · ABS_X 30000 (θ≈81° → A=2) then 32767 (θ=90, A stays 2)
         // · BTN_EAST F2 (its own frame, then the stream resumes) · BTN_NORTH gear · BTN_TL ×3 · BTN_START off.
         // The replay ends with the engine off: input lost and shutdown send nothing more.
-        XCTAssertEqual(distinctRuns(car.received), [
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        XCTAssertEqual(distinctRuns(car.driven), [
             "M,0,10,1", "M,0,20,1", "M,0,30,1",
             "R,2,30,1",
             "G,2,30,1",
@@ -41,7 +42,7 @@ final class ReplayTests: XCTestCase {
         ], "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
         XCTAssertEqual(car.received.filter { $0.text == "G,2,30,1" }.count, 1, "an F-key frame is never streamed")
         XCTAssertEqual(car.received.filter { $0.text == "Y,2,0,0" }.count, 1, "streamed at S=0")
-        XCTAssertEqual(car.received.filter { $0.text == "E,0,0,0" }.count, 1)
+        XCTAssertEqual(car.driven.filter { $0.text == "E,0,0,0" }.count, 1)
         // The recording's timing is kept: M,0,30,1 streams from 0.95 s to 1.25 s of the recording.
         let streamedAt30 = car.received.filter { $0.text == "M,0,30,1" }.count
         XCTAssertTrue((4...8).contains(streamedAt30), "\(streamedAt30) × M,0,30,1 in ~300 ms")
@@ -51,13 +52,14 @@ final class ReplayTests: XCTestCase {
         let (car, process, status) = try replay(fixture("xbox-ends-while-moving.evemu"))
         XCTAssertEqual(status, 0, process.stderr)
         // Input lost (the replay ended) → the stop frame, then shutdown → E,0,0,0.
-        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1", "M,0,0,1", "E,0,0,0"],
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1", "M,0,0,1", "E,0,0,0"],
                        "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
         XCTAssertEqual(car.received.last?.text, "E,0,0,0")
-        XCTAssertEqual(car.received.filter { $0.text == "E,0,0,0" }.count, 1)
+        XCTAssertEqual(car.driven.filter { $0.text == "E,0,0,0" }.count, 1)
         // The first BTN_TR (0.45 s) and the recording's last event (0.9 s) are 450 ms apart: the stop
         // frame follows the end of the recording at once.
-        if let first = car.received.first, let stop = car.received.first(where: { $0.text == "M,0,0,1" }) {
+        if let first = car.driven.first, let stop = car.driven.first(where: { $0.text == "M,0,0,1" }) {
             let afterFirstFrame = stop.time - first.time
             print("ReplayTests: stop frame \(String(format: "%.0f", afterFirstFrame * 1000)) ms after the first frame (recording: 450 ms)")
             XCTAssertEqual(afterFirstFrame, 0.45, accuracy: 0.1)

@@ -11,11 +11,12 @@ final class IdleTimeoutTests: XCTestCase {
         terminal.type("e")
         usleep(100_000)
         terminal.type("+")  // the last key
-        XCTAssertTrue(car.wait(timeout: 3) { $0.received.contains { $0.text == "E,0,0,0" } },
+        XCTAssertTrue(car.wait(timeout: 3) { $0.driven.contains { $0.text == "E,0,0,0" } },
                       "no engine off after the idle timeout: \(car.received.map(\.text))\n\(process.stderr)")
         usleep(400_000)  // anything after E,0,0,0 would show up here
 
-        let lines = car.received
+        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        let lines = car.driven
         XCTAssertEqual(distinctRuns(lines), ["M,0,10,1", "E,0,0,0"])
         XCTAssertEqual(lines.last?.text, "E,0,0,0", "streaming went on after engine off")
         XCTAssertEqual(lines.filter { $0.text == "E,0,0,0" }.count, 1)
@@ -28,7 +29,7 @@ final class IdleTimeoutTests: XCTestCase {
 
         terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        XCTAssertEqual(car.received.filter { $0.text == "E,0,0,0" }.count, 1, "engine off sent twice")
+        XCTAssertEqual(car.driven.filter { $0.text == "E,0,0,0" }.count, 1, "engine off sent twice")
     }
 }
 
@@ -39,12 +40,12 @@ final class TerminalLossTests: XCTestCase {
         defer { terminal.closeAll(); car.stop() }
         terminal.type("e++")
         usleep(300_000)
-        XCTAssertEqual(distinctRuns(car.received), ["M,0,10,1", "M,0,20,1"])
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1"])
 
         terminal.closeMaster()
         let closedAt = monotonicSeconds()
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        let lines = car.received
+        let lines = car.driven
         // Input lost → the stop frame at once, then the exit's engine off.
         XCTAssertEqual(distinctRuns(lines), ["M,0,10,1", "M,0,20,1", "M,0,0,1", "E,0,0,0"],
                        "\(lines.map(\.text))\n\(process.stderr)")

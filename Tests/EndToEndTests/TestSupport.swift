@@ -175,6 +175,20 @@ final class CarListener: @unchecked Sendable {
         return closeTimes
     }
 
+    /// Every connection's first line, in order: the safety handshake (protocol §6).
+    var handshakes: [String] {
+        let lines = received
+        var seen = Set<Int>()
+        return lines.filter { seen.insert($0.connection).inserted }.map(\.text)
+    }
+
+    /// The lines received after each connection's handshake: what the driver's actions sent.
+    var driven: [ReceivedLine] {
+        let lines = received
+        var seen = Set<Int>()
+        return lines.filter { !seen.insert($0.connection).inserted }
+    }
+
     /// The lines received on connection `number` (1-based).
     func received(onConnection number: Int) -> [ReceivedLine] {
         received.filter { $0.connection == number }
