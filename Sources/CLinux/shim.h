@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/un.h>
 #include <termios.h>
@@ -31,6 +32,10 @@ static inline unsigned long cb_TIOCGWINSZ(void) { return TIOCGWINSZ; }
 static inline unsigned long cb_TIOCSCTTY(void) { return TIOCSCTTY; }
 static inline unsigned long cb_FIONREAD(void) { return FIONREAD; }
 static inline unsigned long cb_EVIOCGRAB(void) { return EVIOCGRAB; }
+/// setns(2) for the calling thread (the Glibc module does not expose it without _GNU_SOURCE).
+static inline int cb_setns(int fd, int nstype) { return (int)syscall(SYS_setns, fd, nstype); }
+/// CLONE_NEWNET, for cb_setns.
+static inline int cb_CLONE_NEWNET(void) { return 0x40000000; }
 /// Size of one kernel `struct input_event` on this architecture.
 static inline int cb_input_event_size(void) { return (int)sizeof(struct input_event); }
 #endif

@@ -69,6 +69,15 @@ public struct ControlMapper {
         watchedAxisCodes = settings.buttons.boundAxisCodes
     }
 
+    /// True when `frame` carries a gravity vector tilt steering can use (finite, not zero on the tilt
+    /// axes): only those count as an accelerometer's samples for the input-loss watchdog.
+    public func isUsableTiltSample(_ frame: InputFrame) -> Bool {
+        guard let gravity = frame.acceleration else { return false }
+        if let tilt { return tilt.rawRollDegrees(gravity) != nil }
+        return gravity.x.isFinite && gravity.y.isFinite && gravity.z.isFinite
+            && (gravity.x != 0 || gravity.y != 0 || gravity.z != 0)
+    }
+
     /// The tilt's neutral roll in degrees (after calibration), nil without tilt steering.
     public var tiltNeutralDegrees: Double? { tilt?.settings.neutralDegrees }
 

@@ -8,8 +8,10 @@ import Logging
 /// evemu recording, and turns their frames into controls through one `ControlMapper`.
 ///
 /// Safety: a device that steers or holds mapped buttons going away (removal, read error, or an
-/// accelerometer silent for `input_timeout_ms`) is reported as `.inputLost` at once; a device
-/// that comes back is opened again without a restart.
+/// accelerometer silent for `input_timeout_ms` — zero or non-finite gravity vectors are not samples)
+/// is reported as `.inputLost` at once; a device that comes back is opened again without a restart,
+/// and once every lost role is back (an accelerometer: delivering samples again) `.inputRestored`
+/// lets the driver ask for motion again.
 public final class InputCoordinator {
     /// One device in use.
     private struct Active {
@@ -31,8 +33,10 @@ public final class InputCoordinator {
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
-    private var watchdog: EventLoop.TimerID?
-    private var accelerometerSilent = false
+    private var watchdogTimer: EventLoop.TimerID?
+    private var watchdog: SampleWatchdog
+    /// Roles whose device was lost and is not back yet.
+    private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
     private let inputTimeout: Duration
 
@@ -55,6 +59,7 @@ public final class InputCoordinator {
         self.picker = DevicePicker(config: config)
         self.mapper = ControlMapper(settings: try MappingConfiguration.mapperSettings(for: config))
         self.inputTimeout = .milliseconds(config.steering.inputTimeoutMilliseconds)
+        self.watchdog = SampleWatchdog(timeout: inputTimeout)
     }
 
     /// The devices in use, in words.
@@ -100,7 +105,7 @@ public final class InputCoordinator {
         watcher?.stop()
         replay?.stop()
         for syspath in Array(active.keys) { close(syspath) }
-        if let watchdog { loop.cancel(watchdog) }
+        if let watchdogTimer { loop.cancel(watchdogTimer) }
         if let mapperTimer { loop.cancel(mapperTimer) }
     }
 
@@ -186,7 +191,20 @@ public final class InputCoordinator {
         let node = entry.descriptor.devnode ?? entry.descriptor.sysfsDirectory ?? entry.descriptor.syspath
         logger.notice("\(entry.role.rawValue): \"\(entry.descriptor.name)\" (\(node)) picked by \(entry.key)")
         onDeviceChange?("\(entry.role.rawValue) \"\(entry.descriptor.name)\"", true)
-        if entry.role == .accelerometer { armWatchdog() }
+        if entry.role == .accelerometer {
+            // A new sensor starts with a clean slate: if it never delivers, it is reported lost.
+            watchdog.opened(at: loop.now())
+            armWatchdog()
+        } else {
+            restored(entry.role)
+        }
+    }
+
+    /// `role` is back; when nothing is missing any more, motion may be asked for again.
+    private func restored(_ role: DeviceRole) {
+        guard missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
+        logger.notice("\(role.rawValue) back: driving may resume (the car moves when the driver acts)")
+        onControl?(.inputRestored)
     }
 
     private func disappeared(_ syspath: String, reason: String) {
@@ -205,13 +223,14 @@ public final class InputCoordinator {
         entry.retry?.cancel()
         entry.evdev?.close()
         entry.iio?.stop()
-        if entry.role == .accelerometer, let watchdog {
-            loop.cancel(watchdog)
-            self.watchdog = nil
+        if entry.role == .accelerometer {
+            watchdog.closed()
+            armWatchdog()
         }
     }
 
     private func inputLost(role: DeviceRole) {
+        missingRoles.insert(role)
         deliver(mapper.deviceLost(role: role))
         onControl?(.inputLost)
     }
@@ -220,12 +239,12 @@ public final class InputCoordinator {
 
     private func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
         onFrame?(frame, role, source)
-        if role == .accelerometer, frame.acceleration != nil {
-            if accelerometerSilent {
-                accelerometerSilent = false
+        if role == .accelerometer, mapper.isUsableTiltSample(frame) {
+            if watchdog.sample(at: loop.now()) {
                 logger.notice("accelerometer \(source) delivers samples again")
             }
             armWatchdog()
+            restored(.accelerometer)
         }
         deliver(mapper.handle(frame, role: role))
     }
@@ -252,14 +271,16 @@ public final class InputCoordinator {
         }
     }
 
-    /// An accelerometer that gives no sample for `input_timeout_ms` is lost input (spec §6).
+    /// An accelerometer that gives no usable sample for `input_timeout_ms` is lost input (spec §6):
+    /// the timer follows `watchdog.deadline`.
     private func armWatchdog() {
-        if let watchdog { loop.cancel(watchdog) }
-        watchdog = loop.schedule(after: inputTimeout) { [weak self] in
+        if let watchdogTimer { loop.cancel(watchdogTimer) }
+        watchdogTimer = nil
+        guard let deadline = watchdog.deadline else { return }
+        watchdogTimer = loop.schedule(at: deadline) { [weak self] in
             guard let self else { return }
-            self.watchdog = nil
-            guard !self.accelerometerSilent else { return }
-            self.accelerometerSilent = true
+            self.watchdogTimer = nil
+            guard self.watchdog.expire(at: self.loop.now()) else { return self.armWatchdog() }
             self.logger.warning("accelerometer silent for \(self.config.steering.inputTimeoutMilliseconds) ms: input lost")
             self.inputLost(role: .accelerometer)
         }

@@ -10,8 +10,12 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
-/// The built `carbridge` executable: next to the test binary (`swift build` builds both).
+/// The built `carbridge` executable: `$CARBRIDGE_BIN` when set (to run these tests against another
+/// build, e.g. an older commit's), else next to the test binary (`swift build` builds both).
 func carbridgeExecutable() throws -> URL {
+    if let override = ProcessInfo.processInfo.environment["CARBRIDGE_BIN"], !override.isEmpty {
+        return URL(fileURLWithPath: override)
+    }
     let testBinary = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
         ?? CommandLine.arguments[0])
     var dir = testBinary
@@ -71,14 +75,15 @@ final class CarListener: @unchecked Sendable {
     private var running = true
     private var clientFD: Int32 = -1
 
-    /// Listens on `port` (0 = any free port).
-    init(port requestedPort: UInt16 = 0) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Listens on `host:port` (0 = any free port), inside network namespace `namespace` when given
+    /// (a socket belongs to the namespace of the thread that creates it).
+    init(port requestedPort: UInt16 = 0, host: String = "127.0.0.1", namespace: String? = nil) throws {
+        let fd = try namespace.map { try socketInNamespace($0) } ?? socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         address.sin_port = requestedPort.bigEndian
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
@@ -119,33 +124,49 @@ final class CarListener: @unchecked Sendable {
         return true
     }
 
+    /// Accepts connections and reads every open one: a car whose old connection is silently dead
+    /// (a radio fade ate the reset) still accepts the next one, as a real car's stack would.
     private func serve() {
         var buffer = [UInt8](repeating: 0, count: 4096)
+        var clients: [(fd: Int32, connection: Int, partial: [UInt8])] = []
         while isRunning {
-            var pfd = pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)
-            if poll(&pfd, 1, 100) <= 0 { continue }
-            let fd = accept(listenFD, nil, nil)
-            if fd < 0 { continue }
-            lock.lock(); connections += 1; acceptTimes.append(monotonicSeconds()); clientFD = fd
-            let connection = connections
-            lock.unlock()
-            var partial: [UInt8] = []
-            while isRunning {
-                var cfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                if poll(&cfd, 1, 100) <= 0 { continue }
-                let n = read(fd, &buffer, buffer.count)
-                if n <= 0 { break }
+            var pfds = [pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
+                + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            if poll(&pfds, nfds_t(pfds.count), 100) <= 0 { continue }
+            if pfds[0].revents != 0 {
+                let fd = accept(listenFD, nil, nil)
+                if fd >= 0 {
+                    lock.lock(); connections += 1; acceptTimes.append(monotonicSeconds()); clientFD = fd
+                    clients.append((fd, connections, []))
+                    lock.unlock()
+                }
+            }
+            var closed: [Int32] = []
+            for (index, pfd) in pfds.enumerated().dropFirst() where pfd.revents != 0 {
+                let client = clients[index - 1]
+                let n = read(client.fd, &buffer, buffer.count)
+                if n <= 0 {
+                    closed.append(client.fd)
+                    continue
+                }
                 let now = monotonicSeconds()
-                partial += buffer[0..<n]
+                var partial = client.partial + buffer[0..<n]
                 while let newline = partial.firstIndex(of: 10) {
                     let text = String(decoding: partial[..<newline], as: UTF8.self)
                     partial.removeSubrange(...newline)
-                    lock.lock(); lines.append(ReceivedLine(time: now, text: text, connection: connection)); lock.unlock()
+                    lock.lock(); lines.append(ReceivedLine(time: now, text: text, connection: client.connection)); lock.unlock()
                 }
+                clients[index - 1].partial = partial
             }
-            lock.lock(); closedConnections += 1; closeTimes.append(monotonicSeconds()); clientFD = -1; lock.unlock()
-            close(fd)
+            for fd in closed {
+                clients.removeAll { $0.fd == fd }
+                lock.lock(); closedConnections += 1; closeTimes.append(monotonicSeconds())
+                if clientFD == fd { clientFD = -1 }
+                lock.unlock()
+                close(fd)
+            }
         }
+        for client in clients { close(client.fd) }
     }
 
     private var isRunning: Bool {

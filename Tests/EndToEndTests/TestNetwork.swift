@@ -1,0 +1,108 @@
+import CLinux
+import Foundation
+import Glibc
+import XCTest
+
+/// A car host of the test's own: a network namespace joined to this one by a veth pair, with
+/// link-local addresses (host 169.254.213.1, car 169.254.213.2). `setCarLink(up:)` on the car's
+/// end is a radio fade: packets are dropped silently, nothing is reset. Needs root.
+final class TestNetwork {
+    /// The namespace's name (`ip netns`).
+    let name: String
+    /// The car's address inside the namespace.
+    let carAddress = "169.254.213.2"
+    private let hostInterface: String
+    private let carInterface: String
+
+    /// Skips the calling test unless it can create namespaces (root and `ip` present).
+    static func requireRoot() throws {
+        guard getuid() == 0 else { throw XCTSkip("fault injection needs root (ip netns, veth); CI runs as root") }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+                || FileManager.default.isExecutableFile(atPath: "/sbin/ip") else {
+            throw XCTSkip("fault injection needs iproute2 (`ip`)")
+        }
+    }
+
+    /// Creates the namespace, the veth pair and the addresses.
+    init() throws {
+        let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
+        name = "cbfade\(tag)"
+        hostInterface = "cbh\(tag)"
+        carInterface = "cbc\(tag)"
+        try Self.ip(["netns", "add", name])
+        do {
+            try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", carInterface])
+            try Self.ip(["link", "set", carInterface, "netns", name])
+            try Self.ip(["addr", "add", "169.254.213.1/30", "dev", hostInterface])
+            try Self.ip(["link", "set", hostInterface, "up"])
+            try Self.ip(["-n", name, "addr", "add", "\(carAddress)/30", "dev", carInterface])
+            try Self.ip(["-n", name, "link", "set", carInterface, "up"])
+            try Self.ip(["-n", name, "link", "set", "lo", "up"])
+        } catch {
+            tearDown()
+            throw error
+        }
+    }
+
+    /// Takes the car's end of the link down (a radio fade) or up again.
+    func setCarLink(up: Bool) throws {
+        try Self.ip(["-n", name, "link", "set", carInterface, up ? "up" : "down"])
+    }
+
+    /// Deletes the namespace (and with it the veth pair).
+    func tearDown() {
+        _ = try? Self.ip(["link", "del", hostInterface])
+        _ = try? Self.ip(["netns", "del", name])
+    }
+
+    deinit { tearDown() }
+
+    /// Runs `ip ARGS`; throws with its stderr when it fails.
+    @discardableResult
+    static func ip(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip")
+            ? "/usr/sbin/ip" : "/sbin/ip")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw NetworkSetupFailed(command: "ip " + arguments.joined(separator: " "), output: text)
+        }
+        return text
+    }
+}
+
+/// An `ip` command failed.
+struct NetworkSetupFailed: Error, CustomStringConvertible {
+    let command: String
+    let output: String
+    var description: String { "\(command) failed: \(output)" }
+}
+
+/// A TCP socket created inside network namespace `name` (on a short-lived thread that joins it).
+func socketInNamespace(_ name: String) throws -> Int32 {
+    final class Box: @unchecked Sendable {
+        var fd: Int32 = -1
+        var failure: Int32 = 0
+    }
+    let box = Box()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        defer { done.signal() }
+        let nsFD = open("/var/run/netns/\(name)", O_RDONLY | O_CLOEXEC)
+        guard nsFD >= 0 else { box.failure = errno; return }
+        defer { close(nsFD) }
+        guard cb_setns(nsFD, cb_CLONE_NEWNET()) == 0 else { box.failure = errno; return }
+        box.fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if box.fd < 0 { box.failure = errno }
+    }
+    thread.start()
+    done.wait()
+    guard box.fd >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: box.failure) ?? .EPERM) }
+    return box.fd
+}
