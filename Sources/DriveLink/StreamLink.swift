@@ -258,12 +258,12 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private func flush() {
         guard fd >= 0, state == .up else { return }
         holding = false
+        observeQueue(at: loop.now())
         while let head = queue.head {
             if head.isMotion, !queue.hasFrameInFlight, countFramesInKernel() >= max(1, options.maxInFlight) {
                 holding = true
                 break
             }
-            let wasEmpty = lastQueuedBytes == 0 && kernelFrameEnds.isEmpty
             let written: Int?
             do {
                 written = try queue.headBytes().withUnsafeBytes { try connector.write(fd, $0) }
@@ -283,7 +283,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 writeBlocked = false
                 lastDrain = loop.now()
             }
-            if wasEmpty { lastDrain = loop.now() }
+            if lastQueuedBytes == 0 { lastDrain = loop.now() }  // bytes start waiting now
             bytesWritten += count
             if queue.consume(count) > 0 { kernelFrameEnds.append(bytesWritten) }
             lastQueuedBytes = connector.queuedBytes(fd) ?? 0
@@ -311,11 +311,9 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private func checkQueue() {
         guard fd >= 0, state == .up else { return }
         let now = loop.now()
-        let queued = connector.queuedBytes(fd) ?? 0
-        if queued == 0 || queued < lastQueuedBytes { lastDrain = now }
-        lastQueuedBytes = queued
-        let waiting = queued > 0 || queue.hasPendingBytes
-        if !waiting { lastDrain = now }
+        observeQueue(at: now)
+        _ = countFramesInKernel()
+        let waiting = lastQueuedBytes > 0 || queue.hasPendingBytes
         if waiting, now.duration(since: lastDrain) >= options.stallTimeout {
             stalls += 1
             let seconds = SocketSupport.secondsText(options.stallTimeout)
@@ -326,6 +324,14 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         guard fd >= 0 else { return }
         answerFlushWaiters(now: now)
         scheduleQueueCheck()
+    }
+
+    /// Measures the kernel queue; an empty queue (with nothing waiting in carbridge) or one that
+    /// shrank since the last look is progress, which restarts the stall clock.
+    private func observeQueue(at now: Instant) {
+        let queued = connector.queuedBytes(fd) ?? 0
+        if queued < lastQueuedBytes || (queued == 0 && !queue.hasPendingBytes) { lastDrain = now }
+        lastQueuedBytes = queued
     }
 
     /// True when nothing waits in carbridge or in the kernel.
@@ -359,7 +365,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         let wanted: Instant?
         if holding || (queue.hasPendingBytes && !writeBlocked) {
             wanted = now.advanced(by: heldRecheckInterval)
-        } else if queue.hasPendingBytes || lastQueuedBytes > 0 || !kernelFrameEnds.isEmpty || !flushWaiters.isEmpty {
+        } else if queue.hasPendingBytes || lastQueuedBytes > 0 || !flushWaiters.isEmpty {
             let stallAt = lastDrain.advanced(by: options.stallTimeout)
             var next = min(now.advanced(by: queueRecheckInterval), max(stallAt, now))
             if !flushWaiters.isEmpty { next = min(next, now.advanced(by: heldRecheckInterval)) }

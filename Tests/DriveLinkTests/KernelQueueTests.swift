@@ -1,0 +1,124 @@
+import DriveCore
+import DriveLink
+import DriveSystem
+import Glibc
+import XCTest
+
+/// A socketpair link whose "kernel output queue" the test sets, to check the kernel-queue rule
+/// (protocol §5.6) and the stall rule (§6) exactly: what is handed to the kernel and when.
+final class QueueConnector: StreamConnector {
+    let name = "queue"
+    var peer: Int32 = -1
+    /// What `queuedBytes` answers (the test plays the kernel).
+    var kernelQueued = 0
+    private(set) var aborts = 0
+    private(set) var writes: [String] = []
+
+    func open() throws -> (fd: Int32, progress: ConnectProgress) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, SocketSupport.streamSocketType, 0, &fds) == 0 else { throw LinkFailure("socketpair") }
+        if peer >= 0 { Glibc.close(peer) }
+        peer = fds[1]
+        return (fds[0], .connected)
+    }
+
+    func finishConnect(_ fd: Int32) throws {}
+    func lossSentence(_ error: SystemError) -> String { "lost: \(error.errno)" }
+    func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
+        let count = try SocketSupport.send(fd, bytes)
+        if let count, count > 0 {
+            writes.append(String(decoding: bytes.prefix(count), as: UTF8.self).trimmingCharacters(in: ["\n"]))
+            kernelQueued += count
+        }
+        return count
+    }
+    func queuedBytes(_ fd: Int32) -> Int? { kernelQueued }
+    func prepareAbort(_ fd: Int32) { aborts += 1 }
+}
+
+private extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        var text = self
+        while let last = text.last, set.contains(last) { text.removeLast() }
+        return text
+    }
+}
+
+final class KernelQueueTests: XCTestCase {
+    private func motion(_ speed: Int) -> Frame { .motion(range: 0, speed: speed, direction: 1) }
+
+    func testAtMostMaxInFlightMotionFramesReachTheKernelAndTheNewestWaits() throws {
+        let loop = try EventLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        XCTAssertEqual(link.state, .up)
+
+        for speed in stride(from: 10, through: 50, by: 10) { link.send(motion(speed)) }
+        XCTAssertEqual(connector.writes, ["M,0,10,1", "M,0,20,1"], "only max_in_flight frames go to the kernel")
+        XCTAssertEqual(link.pendingFrames, [motion(50)], "the newest motion frame waits; older ones are gone")
+        XCTAssertEqual(link.framesInKernel, 2)
+
+        // E and F frames are never held back or dropped, and keep their order.
+        link.send(Frame(kind: .f1, range: 0, speed: 50, direction: 1))
+        XCTAssertEqual(link.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)],
+                       "the F frame keeps its place behind the held motion frame")
+
+        // The car acknowledges one frame: the held frame goes at the next look, then the F frame.
+        connector.kernelQueued -= 9
+        XCTAssertTrue(try spin(loop, timeout: .milliseconds(500)) { link.pendingFrames.isEmpty })
+        XCTAssertEqual(connector.writes, ["M,0,10,1", "M,0,20,1", "M,0,50,1", "F,0,50,1"])
+    }
+
+    func testAQueueThatDoesNotDrainIsAStallAndTheLinkIsClosedAbortively() throws {
+        let loop = try EventLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(
+            connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2, stallTimeout: .milliseconds(300)))
+        let recorder = LinkRecorder(link)
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        let start = loop.now()
+        link.send(motion(50))
+        XCTAssertTrue(try spin(loop, timeout: .seconds(2)) { !recorder.downReasons.isEmpty })
+        let noticed = Double(loop.now().nanoseconds - start.nanoseconds) / 1e6
+        XCTAssertEqual(noticed, 300, accuracy: 80, "stall noticed after \(noticed) ms")
+        XCTAssertTrue(recorder.downReasons.first?.contains("stalled") ?? false, "\(recorder.downReasons)")
+        XCTAssertEqual(connector.aborts, 1, "a stalled link must be closed abortively (SO_LINGER 0 / tcflush)")
+        XCTAssertEqual(link.stalls, 1)
+    }
+
+    func testAQueueThatKeepsDrainingIsNotAStall() throws {
+        let loop = try EventLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(
+            connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2, stallTimeout: .milliseconds(300)))
+        let recorder = LinkRecorder(link)
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // A slow car: each frame is acknowledged 150 ms after it was sent, never all at once.
+        var speed = 10
+        let end = loop.now().advanced(by: .milliseconds(1_200))
+        while loop.now() < end {
+            link.send(motion(speed))
+            speed = speed == 10 ? 20 : 10
+            try loop.run(until: loop.now().advanced(by: .milliseconds(150)))
+            connector.kernelQueued = max(0, connector.kernelQueued - 9)
+        }
+        XCTAssertEqual(recorder.downReasons, [], "a queue that shrinks is not a stall")
+        XCTAssertEqual(link.state, .up)
+    }
+
+    func testIdleLinkArmsNoTimer() throws {
+        let loop = try EventLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions())
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        link.send(motion(10))
+        connector.kernelQueued = 0
+        try loop.run(until: loop.now().advanced(by: .milliseconds(200)))
+        XCTAssertNil(loop.nextTimerDeadline, "nothing queued: no wake-ups")
+    }
+}
