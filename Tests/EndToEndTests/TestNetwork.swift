@@ -5,12 +5,20 @@ import XCTest
 
 /// A car host of the test's own: a network namespace joined to this one by a veth pair, with
 /// link-local addresses (host 169.254.213.1, car 169.254.213.2). `setCarLink(up:)` on the car's
-/// end is a radio fade: packets are dropped silently, nothing is reset. Needs root.
+/// end is a radio fade: packets are dropped silently, nothing is reset. With `wire: true` a third
+/// namespace sits between the two (interfaces `wireHostInterface`, `wireCarInterface`, no
+/// addresses) for a user-space wire such as `Tests/tools/delayline.py`. Needs root.
 final class TestNetwork {
     /// The namespace's name (`ip netns`).
     let name: String
     /// The car's address inside the namespace.
     let carAddress = "169.254.213.2"
+    /// The middle namespace, when there is one.
+    let wireNamespace: String?
+    /// The middle namespace's interface towards carbridge.
+    let wireHostInterface: String
+    /// The middle namespace's interface towards the car.
+    let wireCarInterface: String
     private let hostInterface: String
     private let carInterface: String
 
@@ -23,15 +31,28 @@ final class TestNetwork {
         }
     }
 
-    /// Creates the namespace, the veth pair and the addresses.
-    init() throws {
+    /// Creates the namespace(s), the veth pair(s) and the addresses.
+    init(wire: Bool = false) throws {
         let tag = "\(getpid() % 10_000)\(Int.random(in: 100...999))"
         name = "cbfade\(tag)"
         hostInterface = "cbh\(tag)"
         carInterface = "cbc\(tag)"
+        wireNamespace = wire ? "cbwire\(tag)" : nil
+        wireHostInterface = "cbm\(tag)a"
+        wireCarInterface = "cbm\(tag)b"
         try Self.ip(["netns", "add", name])
         do {
-            try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", carInterface])
+            if let middle = wireNamespace {
+                try Self.ip(["netns", "add", middle])
+                try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", wireHostInterface])
+                try Self.ip(["link", "add", wireCarInterface, "type", "veth", "peer", "name", carInterface])
+                try Self.ip(["link", "set", wireHostInterface, "netns", middle])
+                try Self.ip(["link", "set", wireCarInterface, "netns", middle])
+                try Self.ip(["-n", middle, "link", "set", wireHostInterface, "up"])
+                try Self.ip(["-n", middle, "link", "set", wireCarInterface, "up"])
+            } else {
+                try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", carInterface])
+            }
             try Self.ip(["link", "set", carInterface, "netns", name])
             try Self.ip(["addr", "add", "169.254.213.1/30", "dev", hostInterface])
             try Self.ip(["link", "set", hostInterface, "up"])
@@ -53,6 +74,7 @@ final class TestNetwork {
     func tearDown() {
         _ = try? Self.ip(["link", "del", hostInterface])
         _ = try? Self.ip(["netns", "del", name])
+        if let wireNamespace { _ = try? Self.ip(["netns", "del", wireNamespace]) }
     }
 
     deinit { tearDown() }
