@@ -65,6 +65,7 @@ let package = Package(
             dependencies: ["DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "CLinux"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DriveCore", "DriveSystem", "CLinux"]),
+            dependencies: ["DriveCore", "DriveSystem", "CLinux"],
+            exclude: ["Fixtures"]),
     ]
 )

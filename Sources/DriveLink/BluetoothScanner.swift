@@ -55,12 +55,18 @@ public enum BluetoothScanner {
             if readNames {
                 var buffer = [CChar](repeating: 0, count: 249)
                 if hci_read_remote_name(socketFD, &address, Int32(buffer.count), &buffer, 5000) >= 0 {
-                    name = String(cString: buffer)
+                    name = Self.string(fromCString: buffer)
                 }
             }
-            devices.append(Device(address: String(cString: text), name: name))
+            devices.append(Device(address: Self.string(fromCString: text), name: name))
         }
         return devices
+    }
+
+    /// The text of a NUL-terminated C buffer (up to its first NUL), as UTF-8 with repairs.
+    static func string(fromCString buffer: [CChar]) -> String {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The sentence for failing to find or open an adapter.

@@ -5,7 +5,7 @@ import XCTest
 /// `carbridge run --replay FILE`: an evemu recording of an Xbox-style pad drives a real carbridge
 /// (default button map) and a listening socket checks the exact frames.
 final class ReplayTests: XCTestCase {
-    /// Fixtures live next to this file (EndToEndTests has no bundle resources).
+    /// Fixtures live next to this file (excluded from the target: read by path, not bundled).
     private func fixture(_ name: String) -> String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures").appendingPathComponent(name).path
