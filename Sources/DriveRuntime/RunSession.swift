@@ -63,10 +63,7 @@ public final class RunSession {
     /// Runs until asked to stop; returns the process exit code.
     public func run() throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        // SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
-        // first. Blocked, the kernel never raises them for carbridge's own terminal access; it does
-        // not touch the terminal while the shell has it.
-        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGCONT]) { [weak self] signal in
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT]) { [weak self] signal in
             self?.received(signal)
         }
         let encoder = FrameEncoder(terminator: config.link.terminator)
@@ -94,6 +91,13 @@ public final class RunSession {
             bridge.logsCarLines = false
             bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
             screen.setNeedsDisplay()
+        }
+        // SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
+        // first. Blocked, the kernel no longer raises them for carbridge's own terminal access (it
+        // does not touch the terminal while the shell has it); until here, started in the background,
+        // carbridge stops at its first tcsetattr as any terminal program does, before it connects.
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGTTIN, SIGTTOU]) { [weak self] signal in
+            self?.received(signal)
         }
         try startInputs(bridge)
         if bridge.inputs.isEmpty && options.replay == nil {

@@ -143,6 +143,34 @@ final class JobControlTests: XCTestCase {
         XCTAssertTrue(shell.terminalIsCooked, "the terminal was not restored on exit")
     }
 
+    /// `carbridge run &`: stopped by the terminal (SIGTTOU) before it connects, as any terminal
+    /// program started in the background; `fg` lets it take the terminal, connect and drive.
+    func testStartedInTheBackgroundWaitsForFgBeforeConnecting() throws {
+        let car = try CarListener()
+        self.car = car
+        let shell = try JobControlShell()
+        self.shell = shell
+        let pid = try shell.launchInBackground(["run", "--link", "tcp://127.0.0.1:\(car.port)", "--no-view",
+                                                "--log-level", "debug"], marker: "127.0.0.1:\(car.port)")
+        XCTAssertTrue(waitUntil(timeout: 3) { processState(pid) == "T" },
+                      "not stopped in the background (state \(processState(pid) ?? "gone"))\n\(shell.log)")
+        usleep(300_000)
+        XCTAssertEqual(car.connectionCount, 0, "connected while stopped in the background")
+        XCTAssertTrue(shell.terminalIsCooked, "took the terminal from the background")
+
+        shell.terminal.type("fg\n")
+        XCTAssertTrue(car.wait(timeout: 5) { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, shell.log)
+        XCTAssertTrue(waitUntil(timeout: 3) { shell.terminalIsRaw }, "the terminal is not raw after fg\n\(shell.log)")
+        usleep(200_000)
+        press(shell.terminal, "e")
+        press(shell.terminal, "+", pause: 300_000)
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1"], shell.log)
+        press(shell.terminal, "q")
+        XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit on q")
+        XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
+        XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
+    }
+
     /// `kill -QUIT` is handled as SIGTERM: engine off flushed to the car, exit 0.
     func testSigquitWhileMovingSendsEngineOffAndExitsZero() throws {
         let (car, terminal, process) = try startDriving(["--no-view"])
@@ -263,6 +291,17 @@ final class JobControlShell {
         }
         carbridgePID = found
         usleep(200_000)  // the bridge sees the link up
+        return found
+    }
+
+    /// Types `carbridge ARGUMENTS &` (stderr to the log file) and returns its pid, found by `marker`.
+    func launchInBackground(_ arguments: [String], marker: String) throws -> pid_t {
+        let command = ([try carbridgeExecutable().path] + arguments).joined(separator: " ") + " 2>\(logFile) &"
+        terminal.type(command + "\n")
+        var found: pid_t?
+        guard waitUntil(timeout: 5, { found = findCarbridge(containing: marker); return found != nil }),
+              let found else { throw ShellNotReady(output: terminal.text + "\n" + log) }
+        carbridgePID = found
         return found
     }
 
