@@ -6,7 +6,13 @@ import DriveInput
 import Logging
 
 /// `carbridge run`: builds the loop, the link, the bridge and the input sources from a
-/// config, runs until SIGINT/SIGTERM/SIGHUP or `q`, and always ends with the car stopped.
+/// config, runs until SIGINT/SIGTERM/SIGHUP/SIGQUIT or `q`, and always ends with the car stopped.
+///
+/// Job control (SIGTSTP, SIGTTIN, SIGTTOU): the stop frame is flushed to the car first (S := 0,
+/// the engine stays on), the terminal is given back to the shell, then the process stops with
+/// the same signal. On SIGCONT in the foreground the terminal is raw again and the view redrawn;
+/// continued in the background (`bg`), the terminal is left to the shell until carbridge is in the
+/// foreground again (`fg`). The link stays up throughout.
 public final class RunSession {
     /// What the command line adds to the config.
     public struct Options: Sendable {
@@ -34,6 +40,14 @@ public final class RunSession {
     private var decoder = TerminalKeyDecoder()
     private var exitCode: Int32 = 0
     private var stopping = false
+    /// Between a stop signal and the end of the stop frame's flush.
+    private var suspending = false
+    /// The terminal was given back for a job-control stop and not taken again yet.
+    private var terminalReleased = false
+    /// stdin's file status flags when the terminal was given back, put back when it is taken again.
+    private var stdinFlags: Int32?
+    /// While continued in the background with the terminal given back: the next foreground check.
+    private var foregroundCheck: EventLoop.TimerID?
     private var inputs: InputCoordinator?
 
     /// Creates a session; nothing runs until `run()`.
@@ -49,8 +63,8 @@ public final class RunSession {
     /// Runs until asked to stop; returns the process exit code.
     public func run() throws -> Int32 {
         signal(SIGPIPE, SIG_IGN)
-        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { [weak self] signal in
-            self?.stop(reason: Self.signalName(signal), code: 0)
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT]) { [weak self] signal in
+            self?.received(signal)
         }
         let encoder = FrameEncoder(terminator: config.link.terminator)
         let url = try LinkURL(parsing: config.link.url)
@@ -77,6 +91,13 @@ public final class RunSession {
             bridge.logsCarLines = false
             bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
             screen.setNeedsDisplay()
+        }
+        // SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
+        // first. Blocked, the kernel no longer raises them for carbridge's own terminal access (it
+        // does not touch the terminal while the shell has it); until here, started in the background,
+        // carbridge stops at its first tcsetattr as any terminal program does, before it connects.
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGTTIN, SIGTTOU]) { [weak self] signal in
+            self?.received(signal)
         }
         try startInputs(bridge)
         if bridge.inputs.isEmpty && options.replay == nil {
@@ -105,6 +126,109 @@ public final class RunSession {
         bridge.shutdown(reason: reason) { [weak self] in self?.loop.stop() }
         // Never hang on a stuck link: give up after the flush window and a margin.
         loop.schedule(after: .seconds(3)) { [weak self] in self?.loop.stop() }
+    }
+
+    private func received(_ signal: Int32) {
+        switch signal {
+        case SIGTSTP, SIGTTIN, SIGTTOU: suspend(with: signal)
+        case SIGCONT: continued()
+        default: stop(reason: Self.signalName(signal), code: 0)
+        }
+    }
+
+    /// A job-control stop: the stop frame flushed (at most 0.5 s), the terminal given back, then
+    /// the process really stops with `signal`; it goes on here after SIGCONT.
+    private func suspend(with signal: Int32) {
+        guard !stopping, !suspending, let bridge else { return }
+        suspending = true
+        bridge.suspend(flushWithin: .milliseconds(500)) { [weak self] _ in
+            guard let self else { return }
+            self.suspending = false
+            guard !self.stopping else { return }  // a stop signal came meanwhile: exit instead
+            self.releaseTerminal()
+            Self.stopProcess(with: signal)
+            self.continued()
+        }
+    }
+
+    /// Stops this process with `signal`'s default action, as vim and readline do: the signal is
+    /// raised while blocked, then unblocked, so the process stops inside `pthread_sigmask` and goes
+    /// on from there after SIGCONT. In an orphaned process group the kernel discards the stop and
+    /// this returns at once.
+    static func stopProcess(with signal: Int32) {
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, signal)
+        _ = Glibc.signal(signal, SIG_DFL)
+        _ = raise(signal)
+        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        // Continued (SIGCONT): back to the signalfd.
+        _ = pthread_sigmask(SIG_BLOCK, &set, nil)
+    }
+
+    /// Gives the terminal back to the shell before a stop: the view's last screen with the cursor
+    /// shown, stdin blocking and cooked again, the keyboard no longer read.
+    private func releaseTerminal() {
+        guard !terminalReleased else { return }
+        terminalReleased = true
+        screen?.pause()
+        guard let terminal else { return }
+        loop.unwatch(0)
+        let flags = cb_fcntl_get(0, F_GETFL)
+        if flags >= 0 {
+            stdinFlags = flags
+            if flags & O_NONBLOCK != 0 { _ = cb_fcntl_set(0, F_SETFL, flags & ~O_NONBLOCK) }
+        }
+        terminal.restore()
+    }
+
+    /// SIGCONT (or the stop raised by `suspend` returned): takes the terminal again when this
+    /// process is its foreground process group. In the background (`bg`) the shell keeps it
+    /// (touching it there would mean SIGTTOU) and the run goes on without the keyboard; bash's
+    /// `fg` of a running job sends no SIGCONT, so the foreground is checked every 200 ms until
+    /// carbridge has it again (no timer otherwise). The car moves again only when the driver acts:
+    /// the suspend left S at 0.
+    private func continued(checking: Bool = false) {
+        guard !stopping else { return }
+        guard terminal != nil || screen != nil else {
+            terminalReleased = false
+            return
+        }
+        guard tcgetpgrp(0) == getpgrp() else {
+            guard terminalReleased, foregroundCheck == nil else { return }
+            if !checking {
+                logger.info("continued in the background: the keyboard drives again once carbridge is in the foreground (fg)")
+            }
+            foregroundCheck = loop.schedule(after: .milliseconds(200)) { [weak self] in
+                self?.foregroundCheck = nil
+                self?.continued(checking: true)
+            }
+            return
+        }
+        if let foregroundCheck { loop.cancel(foregroundCheck) }
+        foregroundCheck = nil
+        guard terminalReleased else {
+            // The SIGCONT that ended carbridge's own stop (already handled), or one after a stop it
+            // could not see (SIGSTOP), after which the shell may have reset the terminal: raw again.
+            try? terminal?.reenter()
+            screen?.setNeedsDisplay()
+            return
+        }
+        terminalReleased = false
+        if let stdinFlags { _ = cb_fcntl_set(0, F_SETFL, stdinFlags) }
+        stdinFlags = nil
+        if let terminal {
+            do {
+                try terminal.reenter()
+                decoder = TerminalKeyDecoder()
+                try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
+            } catch {
+                keyboardGone("terminal unusable after resume: \(error)")
+                return
+            }
+        }
+        screen?.resume()
+        logger.info("resumed: the car moves again when the driver acts")
     }
 
     private func startInputs(_ bridge: Bridge) throws {
@@ -201,6 +325,7 @@ public final class RunSession {
         case SIGINT: return "SIGINT"
         case SIGTERM: return "SIGTERM"
         case SIGHUP: return "SIGHUP"
+        case SIGQUIT: return "SIGQUIT"
         default: return "signal \(signal)"
         }
     }

@@ -14,7 +14,22 @@ public final class TerminalMode {
     /// Switches `fd` to raw input; throws if it is not a terminal.
     public init(fd: Int32) throws {
         self.fd = fd
-        try Syscall.retrying("tcgetattr") { tcgetattr(fd, &saved) }
+        try enter()
+    }
+
+    /// Takes the terminal again after `restore()` (a job-control stop and `fg`): the settings
+    /// the terminal has now become the ones `restore()` puts back (the shell may have changed
+    /// them meanwhile), then raw mode. While raw already, raw mode is only applied again (after a
+    /// stop carbridge did not see, the shell may have reset the terminal). Call it only while this
+    /// process is the terminal's foreground process group.
+    public func reenter() throws {
+        try enter()
+    }
+
+    private func enter() throws {
+        if !active {
+            try Syscall.retrying("tcgetattr") { tcgetattr(fd, &saved) }
+        }
         var raw = saved
         raw.c_lflag &= ~tcflag_t(ICANON | ECHO | IEXTEN)
         raw.c_iflag &= ~tcflag_t(IXON | ICRNL)

@@ -14,6 +14,7 @@ public final class TerminalScreen {
     private let minimumInterval: Duration
     private let render: () -> String
     private var closed = false
+    private var paused = false
 
     /// Takes over `fd` (a terminal); `render` produces the screen.
     public init(fd: Int32, loop: EventLoop, minimumInterval: Duration = .milliseconds(50), render: @escaping () -> String) throws {
@@ -28,7 +29,7 @@ public final class TerminalScreen {
 
     /// Asks for a redraw soon (coalesced).
     public func setNeedsDisplay() {
-        guard !scheduled, !closed else { return }
+        guard !scheduled, !closed, !paused else { return }
         scheduled = true
         let now = loop.now()
         if let lastDraw, now < lastDraw + minimumInterval {
@@ -40,19 +41,39 @@ public final class TerminalScreen {
 
     private func draw() {
         scheduled = false
-        guard !closed else { return }
+        guard !closed, !paused else { return }
         lastDraw = loop.now()
         write(render())
     }
 
-    /// Draws a last screen, shows the cursor, and gives the fd its blocking mode back.
+    /// Draws a last screen, shows the cursor, and gives the fd its blocking mode back. While
+    /// paused (the shell has the terminal, maybe with carbridge in the background) only
+    /// `finalText` is written.
     public func close(finalText: String) {
         guard !closed else { return }
         closed = true
         _ = cb_fcntl_set(fd, F_SETFL, savedFlags)
-        var text = render()
-        text += "\u{1B}[?25h" + finalText
+        var text = paused ? "" : render() + "\u{1B}[?25h"
+        text += finalText
         try? Syscall.writeAll(fd, Array(text.utf8))
+    }
+
+    /// Before a job-control stop: draws the current screen, shows the cursor (the shell's prompt
+    /// comes below the view) and gives the fd its blocking mode back; nothing is drawn until `resume()`.
+    public func pause() {
+        guard !closed, !paused else { return }
+        paused = true
+        _ = cb_fcntl_set(fd, F_SETFL, savedFlags)
+        try? Syscall.writeAll(fd, Array((render() + "\u{1B}[?25h").utf8))
+    }
+
+    /// Back in the foreground after `pause()`: non-blocking again, the cursor hidden, a full redraw.
+    public func resume() {
+        guard !closed, paused else { return }
+        paused = false
+        try? Syscall.setNonBlocking(fd)
+        write("\u{1B}[?25l")
+        setNeedsDisplay()
     }
 
     private func write(_ text: String) {
