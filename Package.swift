@@ -34,20 +34,22 @@ let package = Package(
         .target(
             name: "DriveLink",
             dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
+        // The simulated car (`carbridge car-sim`, `link.url = "sim"`, tests): the car's side of the protocol.
+        .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink"]),
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "CLinux",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveLink", "DriveInput", "DriveSystem",
+                "DriveRuntime", "DriveCore", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -55,14 +57,24 @@ let package = Package(
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),
         .testTarget(name: "DriveSystemTests", dependencies: ["DriveSystem", "DriveCore", "CLinux"]),
-        .testTarget(name: "DriveLinkTests", dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux"]),
+        // Helpers the test targets share (spin a loop until, record a link).
+        .target(name: "DriveTestSupport", dependencies: ["DriveCore", "DriveSystem", "DriveLink"], path: "Tests/DriveTestSupport"),
+        .testTarget(
+            name: "DriveLinkTests",
+            dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"]),
+        .testTarget(
+            name: "CarSimTests",
+            dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "DriveInputTests",
             dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveRuntimeTests",
-            dependencies: ["DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "CLinux"]),
+            dependencies: [
+                "DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
+                "DriveTestSupport",
+            ]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["DriveCore", "DriveSystem", "CLinux"],

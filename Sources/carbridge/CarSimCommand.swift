@@ -1,3 +1,4 @@
+import CarSim
 import ArgumentParser
 import DriveCore
 import DriveLink

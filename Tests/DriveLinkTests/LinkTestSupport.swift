@@ -4,18 +4,6 @@ import DriveSystem
 import Glibc
 import XCTest
 
-/// Runs `loop` until `condition` holds or `timeout` passes; returns whether it held.
-@discardableResult
-func spin(_ loop: EventLoop, timeout: Duration = .seconds(5), until condition: () -> Bool) throws -> Bool {
-    let deadline = loop.now().advanced(by: timeout)
-    while !condition() {
-        let remaining = deadline.duration(since: loop.now())
-        if remaining <= .zero { return false }
-        try loop.runOnce(timeout: min(remaining, .milliseconds(50)))
-    }
-    return true
-}
-
 /// A plain TCP server on 127.0.0.1 for link tests: accepts, records bytes, can write and close.
 final class TestTCPServer {
     let loop: EventLoop
@@ -120,21 +108,6 @@ final class TestTCPServer {
     func closeAll() {
         closeClients()
         stopListening()
-    }
-}
-
-/// Records a link's states and lines.
-final class LinkRecorder {
-    var states: [LinkState] = []
-    var lines: [String] = []
-
-    init(_ link: any CarLink) {
-        link.onStateChange = { [weak self] in self?.states.append($0) }
-        link.onLine = { [weak self] in self?.lines.append($0.text) }
-    }
-
-    var downReasons: [String] {
-        states.compactMap { if case .down(let reason) = $0 { return reason } else { return nil } }
     }
 }
 

@@ -1,6 +1,7 @@
 import DriveCore
 import DriveLink
 import DriveSystem
+import DriveTestSupport
 import Glibc
 import XCTest
 
@@ -41,17 +42,5 @@ final class StdoutLinkTests: XCTestCase {
     func testLineFormatPadsMilliseconds() {
         XCTAssertEqual(StdoutLink.line(for: .engineOff, at: .milliseconds(12_005)), "12.005 E,0,0,0\n")
         XCTAssertEqual(StdoutLink.line(for: .engineOff, at: .milliseconds(3_450)), "3.450 E,0,0,0\n")
-    }
-
-    func testFactoryMakesTheRightLinks() throws {
-        let loop = try EventLoop()
-        XCTAssertTrue(try LinkFactory.make(url: "stdout", loop: loop) is StdoutLink)
-        XCTAssertTrue(try LinkFactory.make(url: "tcp://127.0.0.1:9", loop: loop) is TCPLink)
-        XCTAssertTrue(try LinkFactory.make(url: "serial:///dev/ttyS0", loop: loop) is SerialLink)
-        XCTAssertTrue(try LinkFactory.make(url: "rfcomm://98:D3:31:FB:12:34/2", loop: loop) is RFCOMMLink)
-        XCTAssertTrue(try LinkFactory.make(url: "sim", loop: loop) is SimulatedCarLink)
-        XCTAssertThrowsError(try LinkFactory.make(url: "bluetooth", loop: loop)) { error in
-            XCTAssertTrue(error is LinkURLError)
-        }
     }
 }

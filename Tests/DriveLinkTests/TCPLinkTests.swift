@@ -1,6 +1,7 @@
 import DriveCore
 import DriveLink
 import DriveSystem
+import DriveTestSupport
 import Glibc
 import XCTest
 

@@ -1,6 +1,8 @@
+import CarSim
 import DriveCore
 import DriveLink
 import DriveSystem
+import DriveTestSupport
 import Glibc
 import XCTest
 

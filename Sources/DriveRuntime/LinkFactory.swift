@@ -1,4 +1,6 @@
+import CarSim
 import DriveCore
+import DriveLink
 import DriveSystem
 
 /// Makes the link a `LinkURL` names.

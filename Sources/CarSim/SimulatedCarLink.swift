@@ -1,4 +1,5 @@
 import DriveCore
+import DriveLink
 import DriveSystem
 import Glibc
 
