@@ -61,6 +61,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private var fd: Int32 = -1
     private var watchingWritable = false
     private var connectTimer: EventLoop.TimerID?
+    /// Counts connect attempts, so a late answer from an attempt given up is ignored.
+    private var connectGeneration = 0
     private var reconnectTimer: EventLoop.TimerID?
     private var queueTimer: EventLoop.TimerID?
     private var queueTimerDeadline: Instant?
@@ -156,6 +158,26 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         connectAttempts += 1
         setState(.connecting)
         guard !shuttingDown else { return }  // the state callback may have shut the link down
+        connectGeneration += 1
+        let generation = connectGeneration
+        // A slow first step (name resolution) runs off the loop; the connect timeout covers it.
+        let preparing = connector.prepare(on: loop) { [weak self] failure in
+            guard let self, self.connectGeneration == generation, self.state == .connecting,
+                  self.fd < 0, !self.shuttingDown else { return }  // that attempt was given up
+            if let failure {
+                self.lose(failure.sentence)
+            } else {
+                self.openConnection()
+            }
+        }
+        if preparing {
+            startConnectTimer()
+        } else {
+            openConnection()
+        }
+    }
+
+    private func openConnection() {
         do {
             let (newFD, progress) = try connector.open()
             fd = newFD
@@ -164,14 +186,18 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 becomeUp()
             case .inProgress:
                 try loop.watch(newFD, for: .writable) { [weak self] events in self?.connectFinished(events) }
-                connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-                    guard let self else { return }
-                    self.connectTimer = nil
-                    self.lose(self.connector.connectTimeoutSentence(self.connectTimeout))
-                }
+                if connectTimer == nil { startConnectTimer() }
             }
         } catch {
             lose(Self.sentence(for: error))
+        }
+    }
+
+    private func startConnectTimer() {
+        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
+            guard let self else { return }
+            self.connectTimer = nil
+            self.lose(self.connector.connectTimeoutSentence(self.connectTimeout))
         }
     }
 

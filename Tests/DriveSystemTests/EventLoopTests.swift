@@ -84,3 +84,42 @@ final class EventLoopTests: XCTestCase {
         }
     }
 }
+
+final class EventLoopSubmitTests: XCTestCase {
+    func testSubmitFromAnotherThreadWakesTheLoopAndRunsOnItsThread() throws {
+        let loop = try EventLoop()
+        let ranOnLoop = LoopBound(Box())
+        let started = loop.now()
+        try BackgroundThread.start { [submitter = loop.submitter] in
+            usleep(30_000)
+            for _ in 0..<3 { submitter.submit { ranOnLoop.value.count += 1 } }
+        }
+        let deadline = started.advanced(by: .seconds(2))
+        while ranOnLoop.value.count < 3 && loop.now() < deadline {
+            try loop.runOnce(timeout: .seconds(2))
+        }
+        XCTAssertEqual(ranOnLoop.value.count, 3)
+        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(500))
+        XCTAssertTrue(loop.isOnLoopThread)
+    }
+
+    func testBackgroundThreadsBlockEverySignal() throws {
+        let lock = ConditionLock()
+        nonisolated(unsafe) var blocked: [Int32: Bool] = [:]
+        try BackgroundThread.start {
+            var mask = sigset_t()
+            pthread_sigmask(SIG_SETMASK, nil, &mask)
+            lock.withLock {
+                for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { blocked[signal] = sigismember(&mask, signal) == 1 }
+                lock.broadcast()
+            }
+        }
+        lock.withLock { while blocked.isEmpty { lock.wait() } }
+        XCTAssertEqual(blocked, [SIGINT: true, SIGTERM: true, SIGHUP: true, SIGPIPE: true])
+        var mine = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &mine)
+        XCTAssertEqual(sigismember(&mine, SIGPIPE), 0, "the creating thread's mask was not restored")
+    }
+
+    final class Box { var count = 0 }
+}
