@@ -152,9 +152,11 @@ public final class RunSession {
         }
     }
 
+    /// Fd 0 stays blocking: `O_NONBLOCK` would be set on the open file description the shell
+    /// shares (and left there by a crash). Each readable event reads once, which with VMIN=1 does
+    /// not block.
     private func startKeyboard() throws {
         terminal = try TerminalMode(fd: 0)
-        try Syscall.setNonBlocking(0)
         try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
     }
 
@@ -191,7 +193,6 @@ public final class RunSession {
         sink.divert(to: nil)
         screen?.close(finalText: finalText)
         screen = nil
-        if terminal != nil { try? Syscall.setNonBlocking(0, false) }
         terminal?.restore()
         terminal = nil
     }
