@@ -101,6 +101,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         }
         if fd >= 0 {
             loop.unwatch(fd)
+            connector.prepareAbort(fd)  // a tty with queued output would wait out closing_wait
             Syscall.close(fd)
         }
     }
