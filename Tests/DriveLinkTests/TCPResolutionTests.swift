@@ -53,23 +53,25 @@ final class TCPResolutionTests: XCTestCase {
         let link = TCPLink(connector: connector, loop: loop, options: LinkOptions(connectTimeout: .seconds(6)))
         let recorder = LinkRecorder(link)
 
-        let started = loop.now()
-        link.start()
-        let startReturnedAfter = loop.now().duration(since: started)
-        XCTAssertLessThan(startReturnedAfter, .milliseconds(50), "start() blocked while resolving")
-        XCTAssertEqual(link.state, .connecting)
-
-        // While the name resolves, a 50 ms timer fires on time, again and again.
+        // A 50 ms timer is armed, then the connect starts: the timer fires on time, and again and
+        // again while the name resolves.
         var lateness: [Duration] = []
-        for _ in 0..<5 {
+        let started = loop.now()
+        for round in 0..<5 {
             let deadline = loop.now().advanced(by: .milliseconds(50))
             var firedAt: Instant?
             loop.schedule(at: deadline) { firedAt = loop.now() }
+            if round == 0 {
+                link.start()
+                XCTAssertEqual(link.state, .connecting)
+            }
             XCTAssertTrue(try spin(loop, timeout: .seconds(1)) { firedAt != nil })
             lateness.append((firedAt ?? deadline.advanced(by: .seconds(1))).duration(since: deadline))
             XCTAssertEqual(link.state, .connecting)
         }
-        for late in lateness { XCTAssertLessThan(late, .milliseconds(10), "timer late by \(late) while resolving") }
+        // Within a few ms (the median); a loaded 2-core machine may add one scheduling delay.
+        for late in lateness { XCTAssertLessThan(late, .milliseconds(25), "timer late by \(late) while resolving") }
+        XCTAssertLessThan(lateness.sorted()[lateness.count / 2], .milliseconds(5), "\(lateness)")
         print("timer lateness while resolving: \(lateness.map { "\($0.nanoseconds / 1000) µs" })")
 
         // The answer comes back to the loop and the connect goes on.
