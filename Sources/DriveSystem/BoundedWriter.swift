@@ -68,7 +68,6 @@ public final class BoundedWriter: @unchecked Sendable {
         append(bytes)
         if !threadStarted {
             threadStarted = true
-            lastProgress = MonotonicClock.nanoseconds()
             do {
                 try BackgroundThread.start { [self] in run() }
             } catch {
@@ -121,6 +120,8 @@ public final class BoundedWriter: @unchecked Sendable {
     }
 
     private func append(_ bytes: [UInt8]) {
+        // An idle writer has not stalled: the stall clock starts when lines start waiting.
+        if queuedLines == 0 { lastProgress = MonotonicClock.nanoseconds() }
         lines.append(bytes)
         queuedLines += 1
         queuedBytes += bytes.count

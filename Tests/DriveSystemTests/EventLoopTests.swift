@@ -123,3 +123,35 @@ final class EventLoopSubmitTests: XCTestCase {
 
     final class Box { var count = 0 }
 }
+
+final class BoundedWriterTests: XCTestCase {
+    func testALineLoggedAfterAnIdlePeriodIsStillWrittenByDrain() throws {
+        let pipe = try Syscall.pipe(nonBlocking: false)
+        defer { Syscall.close(pipe.read); Syscall.close(pipe.write) }
+        let writer = BoundedWriter(fd: pipe.write) { "\($0) dropped" }
+        writer.write("first")
+        XCTAssertTrue(writer.drain(within: .seconds(1)))
+        usleep(400_000)  // idle for longer than the stall limit
+        writer.write("last")
+        XCTAssertTrue(writer.drain(within: .seconds(1), stallLimit: .milliseconds(300)))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+        XCTAssertEqual(String(decoding: buffer[..<max(0, n)], as: UTF8.self), "first\nlast\n")
+        writer.finish()
+    }
+
+    func testAFullBufferDropsAndCountsLinesNeverBlocking() throws {
+        let pipe = try Syscall.pipe(nonBlocking: false)
+        defer { Syscall.close(pipe.read); Syscall.close(pipe.write) }
+        _ = cb_fcntl_set(pipe.write, 1031, 4096)  // F_SETPIPE_SZ
+        let writer = BoundedWriter(fd: pipe.write, maxLines: 8, maxBytes: 1024) { "\($0) lines dropped" }
+        let started = MonotonicClock.nanoseconds()
+        for index in 0..<1000 { writer.write(String(repeating: "x", count: 100) + " \(index)") }
+        XCTAssertLessThan(MonotonicClock.nanoseconds() - started, 100_000_000)
+        XCTAssertGreaterThan(writer.droppedLines, 900)
+        let startedDrain = MonotonicClock.nanoseconds()
+        XCTAssertFalse(writer.drain(within: .seconds(2), stallLimit: .milliseconds(200)))  // nobody reads
+        XCTAssertLessThan(MonotonicClock.nanoseconds() - startedDrain, 500_000_000)
+        writer.finish()
+    }
+}
