@@ -14,6 +14,12 @@ public enum ConnectProgress: Hashable, Sendable {
 public protocol StreamConnector {
     /// A short name for logs, e.g. `tcp://127.0.0.1:9000`.
     var name: String { get }
+    /// An optional first step of a connect that may take long (host name resolution) and so must
+    /// not run on the loop: returns false when there is nothing to do and `open()` may follow at
+    /// once (the default); true when it is under way, and then `done` is called later on the loop's
+    /// thread, with nil when `open()` may follow, or with the failure. The link's connect timeout
+    /// covers this step; a `done` that comes after the attempt was given up is ignored by the link.
+    func prepare(on loop: EventLoop, then done: @escaping (LinkFailure?) -> Void) -> Bool
     /// Opens a non-blocking, close-on-exec fd and starts connecting; throws `LinkFailure`.
     func open() throws -> (fd: Int32, progress: ConnectProgress)
     /// Called once the fd became writable during a connect: checks the result (SO_ERROR); throws `LinkFailure`.
@@ -39,6 +45,9 @@ public protocol StreamConnector {
 }
 
 extension StreamConnector {
+    /// Default: nothing to prepare.
+    public func prepare(on loop: EventLoop, then done: @escaping (LinkFailure?) -> Void) -> Bool { false }
+
     /// Default: "no answer from NAME within N s".
     public func connectTimeoutSentence(_ timeout: Duration) -> String {
         "no answer from \(name) within \(SocketSupport.secondsText(timeout)) s: check that the car is on and reachable"
@@ -148,12 +157,21 @@ public enum SocketSupport {
         return hostText.contains(":") ? "[\(hostText)]:\(serviceText)" : "\(hostText):\(serviceText)"
     }
 
+    /// `host`/`port` when the host is a numeric address (`127.0.0.1`, `::1`): no lookup, never
+    /// blocks. Nil for a name.
+    public static func resolveNumeric(host: String, port: Int) -> [ResolvedAddress]? {
+        try? resolve(host: host, port: port, numericOnly: true)
+    }
+
     /// Resolves `host`/`port` for a stream socket (numeric addresses or names); throws `LinkFailure`.
-    public static func resolve(host: String, port: Int, passive: Bool = false) throws -> [ResolvedAddress] {
+    /// A name may take seconds (an unreachable DNS server): call it off the event loop's thread.
+    public static func resolve(
+        host: String, port: Int, passive: Bool = false, numericOnly: Bool = false
+    ) throws -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamType
-        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0)
+        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) | (numericOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, let first = list else {
@@ -179,7 +197,7 @@ public enum SocketSupport {
 }
 
 /// One address from `getaddrinfo`, copied out.
-public struct ResolvedAddress {
+public struct ResolvedAddress: Sendable {
     /// AF_INET or AF_INET6.
     public var family: Int32
     /// The socket address.

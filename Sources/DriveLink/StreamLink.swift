@@ -61,6 +61,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private var fd: Int32 = -1
     private var watchingWritable = false
     private var connectTimer: EventLoop.TimerID?
+    /// Counts connect attempts, so a late answer from an attempt given up is ignored.
+    private var connectGeneration = 0
     private var reconnectTimer: EventLoop.TimerID?
     private var queueTimer: EventLoop.TimerID?
     private var queueTimerDeadline: Instant?
@@ -99,6 +101,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         }
         if fd >= 0 {
             loop.unwatch(fd)
+            connector.prepareAbort(fd)  // a tty with queued output would wait out closing_wait
             Syscall.close(fd)
         }
     }
@@ -156,6 +159,26 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         connectAttempts += 1
         setState(.connecting)
         guard !shuttingDown else { return }  // the state callback may have shut the link down
+        connectGeneration += 1
+        let generation = connectGeneration
+        // A slow first step (name resolution) runs off the loop; the connect timeout covers it.
+        let preparing = connector.prepare(on: loop) { [weak self] failure in
+            guard let self, self.connectGeneration == generation, self.state == .connecting,
+                  self.fd < 0, !self.shuttingDown else { return }  // that attempt was given up
+            if let failure {
+                self.lose(failure.sentence)
+            } else {
+                self.openConnection()
+            }
+        }
+        if preparing {
+            startConnectTimer()
+        } else {
+            openConnection()
+        }
+    }
+
+    private func openConnection() {
         do {
             let (newFD, progress) = try connector.open()
             fd = newFD
@@ -164,14 +187,18 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 becomeUp()
             case .inProgress:
                 try loop.watch(newFD, for: .writable) { [weak self] events in self?.connectFinished(events) }
-                connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-                    guard let self else { return }
-                    self.connectTimer = nil
-                    self.lose(self.connector.connectTimeoutSentence(self.connectTimeout))
-                }
+                if connectTimer == nil { startConnectTimer() }
             }
         } catch {
             lose(Self.sentence(for: error))
+        }
+    }
+
+    private func startConnectTimer() {
+        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
+            guard let self else { return }
+            self.connectTimer = nil
+            self.lose(self.connector.connectTimeoutSentence(self.connectTimeout))
         }
     }
 
@@ -314,7 +341,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         observeQueue(at: now)
         _ = countFramesInKernel()
         let waiting = lastQueuedBytes > 0 || queue.hasPendingBytes
-        if waiting, now.duration(since: lastDrain) >= options.stallTimeout {
+        // While shutting down the flush window decides, not the stall clock.
+        if waiting, !shuttingDown, now.duration(since: lastDrain) >= options.stallTimeout {
             stalls += 1
             let seconds = SocketSupport.secondsText(options.stallTimeout)
             lose("the car has taken no data for \(seconds) s (link stalled on \(name)); closed so nothing queued arrives late")

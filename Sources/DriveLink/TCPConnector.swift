@@ -4,16 +4,33 @@ import Glibc
 /// A link over TCP (a networked car or `carbridge car-sim`).
 public typealias TCPLink = StreamLink<TCPConnector>
 
-/// Connects to HOST:PORT over TCP without blocking (names resolved with getaddrinfo), with TCP_NODELAY.
+/// Connects to HOST:PORT over TCP without blocking, with TCP_NODELAY.
+///
+/// A numeric address needs no lookup. A name is resolved with `getaddrinfo` on a helper thread
+/// (`prepare`), which can take seconds when the DNS server is unreachable; the result comes back
+/// through `EventLoop.submit`, so the loop keeps streaming and firing timers meanwhile. At most one
+/// resolution runs at a time: an attempt that starts while an earlier one is still resolving (its
+/// attempt timed out) waits for that one instead of starting another thread.
 ///
 /// When a name has several addresses (`localhost` → ::1 and 127.0.0.1), each attempt takes the
 /// next one, so a car listening on only one of them is still found.
 public final class TCPConnector: StreamConnector {
+    /// Resolves a host and port (blocking; runs on a helper thread); throws `LinkFailure`.
+    public typealias Resolver = @Sendable (_ host: String, _ port: Int) throws -> [ResolvedAddress]
+
     /// The host name or address.
     public let host: String
     /// The port.
     public let port: Int
+    /// How names are resolved (`getaddrinfo`); tests inject a slow one.
+    public var resolver: Resolver = { host, port in try SocketSupport.resolve(host: host, port: port) }
+    /// True while a helper thread resolves the host.
+    public private(set) var isResolving = false
+    /// How many helper threads were started to resolve the host.
+    public private(set) var resolutionsStarted = 0
     private var attempt = 0
+    private var addresses: [ResolvedAddress] = []
+    private var resolutionWaiter: ((LinkFailure?) -> Void)?
 
     /// Creates a connector for `host:port`.
     public init(host: String, port: Int) {
@@ -24,9 +41,69 @@ public final class TCPConnector: StreamConnector {
     /// `tcp://HOST:PORT`.
     public var name: String { LinkURL.tcp(host: host, port: port).description }
 
-    /// Resolves the host, opens a socket and starts a non-blocking connect to its first address.
+    /// A numeric host is resolved at once (returns false); a name on a helper thread (returns true,
+    /// `done` follows on the loop's thread).
+    public func prepare(on loop: EventLoop, then done: @escaping (LinkFailure?) -> Void) -> Bool {
+        if let numeric = SocketSupport.resolveNumeric(host: host, port: port) {
+            addresses = numeric
+            return false
+        }
+        addresses = []
+        resolutionWaiter = done
+        if isResolving { return true }  // the resolution under way answers this attempt
+        isResolving = true
+        resolutionsStarted += 1
+        let resolver = self.resolver
+        let (host, port) = (self.host, self.port)
+        let submitter = loop.submitter
+        let connector = LoopBound(self)
+        do {
+            try BackgroundThread.start {
+                let result: Result<[ResolvedAddress], LinkFailure>
+                do {
+                    result = .success(try resolver(host, port))
+                } catch let failure as LinkFailure {
+                    result = .failure(failure)
+                } catch {
+                    result = .failure(LinkFailure("cannot resolve host \"\(host)\" (\(error))"))
+                }
+                submitter.submit { connector.value.resolutionFinished(result) }
+            }
+        } catch {
+            isResolving = false
+            resolutionWaiter = nil
+            loop.execute { done(LinkFailure("cannot start resolving host \"\(host)\" (\(error))")) }
+        }
+        return true
+    }
+
+    private func resolutionFinished(_ result: Result<[ResolvedAddress], LinkFailure>) {
+        isResolving = false
+        let waiter = resolutionWaiter
+        resolutionWaiter = nil
+        switch result {
+        case .success(let list) where list.isEmpty:
+            waiter?(LinkFailure("host \"\(host)\" has no address: check the name or use a numeric address"))
+        case .success(let list):
+            addresses = list
+            waiter?(nil)
+        case .failure(let failure):
+            waiter?(failure)
+        }
+    }
+
+    /// While a resolution is under way: the DNS server did not answer in time.
+    public func connectTimeoutSentence(_ timeout: Duration) -> String {
+        if isResolving {
+            return "host \"\(host)\" could not be resolved within \(SocketSupport.secondsText(timeout)) s: check the DNS server and the network, or use a numeric address"
+        }
+        return "no answer from \(name) within \(SocketSupport.secondsText(timeout)) s: check that the car is on and reachable"
+    }
+
+    /// Opens a socket and starts a non-blocking connect to the next of the addresses `prepare`
+    /// found (without `prepare`, resolves here, blocking).
     public func open() throws -> (fd: Int32, progress: ConnectProgress) {
-        let addresses = try SocketSupport.resolve(host: host, port: port)
+        if addresses.isEmpty { addresses = try resolver(host, port) }
         guard !addresses.isEmpty else {
             throw LinkFailure("host \"\(host)\" has no address: check the name or use a numeric address")
         }

@@ -1,14 +1,24 @@
+import DriveSystem
 import Foundation
 import Logging
 
 /// Where log lines go: stderr by default, or a closure (the run view) while one is set.
+///
+/// Emitting never blocks: lines for the fd go through a `BoundedWriter` (256 lines / 64 KiB,
+/// written by a helper thread); when stderr is not being read lines are dropped and counted, and
+/// one line says how many once it moves again. What is still queued at a normal exit is written
+/// within a short bound (`BoundedWriter.drainAll`, run by `atexit`).
 public final class LogSink: @unchecked Sendable {
     private let lock = NSLock()
     private var divert: ((String) -> Void)?
-    private let fd: Int32
+    private let writer: BoundedWriter
 
     /// Writes to `fd` (default stderr) until `divert` is set.
-    public init(fd: Int32 = 2) { self.fd = fd }
+    public init(fd: Int32 = 2) {
+        writer = fd == 2 ? BoundedWriter.standardError : BoundedWriter(fd: fd) { count in
+            "carbridge: \(count) log line\(count == 1 ? "" : "s") dropped (the log was not being read)"
+        }
+    }
 
     /// Sends lines to `handler` instead of the fd (nil: back to the fd).
     public func divert(to handler: ((String) -> Void)?) {
@@ -17,7 +27,7 @@ public final class LogSink: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Emits one line.
+    /// Emits one line; never blocks.
     public func emit(_ line: String) {
         lock.lock()
         let handler = divert
@@ -25,17 +35,16 @@ public final class LogSink: @unchecked Sendable {
         if let handler {
             handler(line)
         } else {
-            var bytes = Array((line + "\n").utf8)
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes.withUnsafeMutableBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if n < 0 && errno == EINTR { continue }
-                if n <= 0 { break }
-                offset += n
-            }
-            bytes.removeAll()
+            writer.write(line)
         }
     }
+
+    /// Lines dropped because the fd was not taking them.
+    public var droppedLines: Int { writer.droppedLines }
+
+    /// Waits (at most `timeout`) until the queued lines were written; false when some were not.
+    @discardableResult
+    public func drain(within timeout: Duration) -> Bool { writer.drain(within: timeout) }
 }
 
 /// A swift-log handler that writes `<monotonic seconds> <level> <label>: <message> [metadata]` lines to a `LogSink`.

@@ -44,8 +44,6 @@ public final class RunSession {
     private var suspending = false
     /// The terminal was given back for a job-control stop and not taken again yet.
     private var terminalReleased = false
-    /// stdin's file status flags when the terminal was given back, put back when it is taken again.
-    private var stdinFlags: Int32?
     /// While continued in the background with the terminal given back: the next foreground check.
     private var foregroundCheck: EventLoop.TimerID?
     private var inputs: InputCoordinator?
@@ -167,18 +165,13 @@ public final class RunSession {
     }
 
     /// Gives the terminal back to the shell before a stop: the view's last screen with the cursor
-    /// shown, stdin blocking and cooked again, the keyboard no longer read.
+    /// shown, the terminal cooked again, the keyboard no longer read (fd 0 is never non-blocking).
     private func releaseTerminal() {
         guard !terminalReleased else { return }
         terminalReleased = true
         screen?.pause()
         guard let terminal else { return }
         loop.unwatch(0)
-        let flags = cb_fcntl_get(0, F_GETFL)
-        if flags >= 0 {
-            stdinFlags = flags
-            if flags & O_NONBLOCK != 0 { _ = cb_fcntl_set(0, F_SETFL, flags & ~O_NONBLOCK) }
-        }
         terminal.restore()
     }
 
@@ -215,8 +208,6 @@ public final class RunSession {
             return
         }
         terminalReleased = false
-        if let stdinFlags { _ = cb_fcntl_set(0, F_SETFL, stdinFlags) }
-        stdinFlags = nil
         if let terminal {
             do {
                 try terminal.reenter()
@@ -276,9 +267,11 @@ public final class RunSession {
         }
     }
 
+    /// Fd 0 stays blocking: `O_NONBLOCK` would be set on the open file description the shell
+    /// shares (and left there by a crash). Each readable event reads once, which with VMIN=1 does
+    /// not block.
     private func startKeyboard() throws {
         terminal = try TerminalMode(fd: 0)
-        try Syscall.setNonBlocking(0)
         try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
     }
 
@@ -315,7 +308,6 @@ public final class RunSession {
         sink.divert(to: nil)
         screen?.close(finalText: finalText)
         screen = nil
-        if terminal != nil { try? Syscall.setNonBlocking(0, false) }
         terminal?.restore()
         terminal = nil
     }

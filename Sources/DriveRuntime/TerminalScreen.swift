@@ -5,10 +5,16 @@ import Glibc
 /// Draws the run view on a terminal without ever blocking the event loop: writes are
 /// non-blocking, a screen the terminal cannot take right now is dropped (the next one is
 /// a full redraw), and redraws are coalesced to at most one per `minimumInterval`.
+///
+/// The terminal's own fd is never switched to `O_NONBLOCK` (that flag lives on the open file
+/// description the shell shares, and a crash would leave it there): the screen writes through a
+/// private description of the same terminal, opened non-blocking from `/proc/self/fd/N`. If that
+/// cannot be opened it writes only when `poll` says there is room, in small pieces.
 public final class TerminalScreen {
     private let fd: Int32
     private let loop: EventLoop
-    private let savedFlags: Int32
+    /// A private non-blocking description of the terminal, or -1 (then `fd` with poll).
+    private let privateFD: Int32
     private var scheduled = false
     private var lastDraw: Instant?
     private let minimumInterval: Duration
@@ -22,8 +28,7 @@ public final class TerminalScreen {
         self.loop = loop
         self.minimumInterval = minimumInterval
         self.render = render
-        savedFlags = try Syscall.retrying("fcntl(F_GETFL)") { cb_fcntl_get(fd, F_GETFL) }
-        try Syscall.setNonBlocking(fd)
+        privateFD = cb_open("/proc/self/fd/\(fd)", O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC, 0)
         write("\u{1B}[?25l")  // hide the cursor
     }
 
@@ -46,45 +51,59 @@ public final class TerminalScreen {
         write(render())
     }
 
-    /// Draws a last screen, shows the cursor, and gives the fd its blocking mode back. While
-    /// paused (the shell has the terminal, maybe with carbridge in the background) only
+    /// Draws a last screen and shows the cursor, waiting at most `within` for a terminal that
+    /// does not take output (stopped with Ctrl-S, a stuck ssh session), so exit never hangs on it.
+    /// While paused (the shell has the terminal, maybe with carbridge in the background) only
     /// `finalText` is written.
-    public func close(finalText: String) {
+    public func close(finalText: String, within: Duration = .milliseconds(500)) {
         guard !closed else { return }
         closed = true
-        _ = cb_fcntl_set(fd, F_SETFL, savedFlags)
         var text = paused ? "" : render() + "\u{1B}[?25h"
         text += finalText
-        try? Syscall.writeAll(fd, Array(text.utf8))
+        write(text, waitingUntil: loop.now().advanced(by: within))
+        Syscall.close(privateFD)
     }
 
-    /// Before a job-control stop: draws the current screen, shows the cursor (the shell's prompt
-    /// comes below the view) and gives the fd its blocking mode back; nothing is drawn until `resume()`.
-    public func pause() {
+    /// Before a job-control stop: draws the current screen and shows the cursor (the shell's
+    /// prompt comes below the view); nothing is drawn until `resume()`.
+    public func pause(within: Duration = .milliseconds(200)) {
         guard !closed, !paused else { return }
         paused = true
-        _ = cb_fcntl_set(fd, F_SETFL, savedFlags)
-        try? Syscall.writeAll(fd, Array((render() + "\u{1B}[?25h").utf8))
+        write(render() + "\u{1B}[?25h", waitingUntil: loop.now().advanced(by: within))
     }
 
-    /// Back in the foreground after `pause()`: non-blocking again, the cursor hidden, a full redraw.
+    /// Back in the foreground after `pause()`: the cursor hidden, a full redraw.
     public func resume() {
         guard !closed, paused else { return }
         paused = false
-        try? Syscall.setNonBlocking(fd)
         write("\u{1B}[?25l")
         setNeedsDisplay()
     }
 
-    private func write(_ text: String) {
+    /// Writes what the terminal takes now; the rest of this screen is dropped (or, with a
+    /// deadline, waited for until then).
+    private func write(_ text: String, waitingUntil deadline: Instant? = nil) {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in
-                (try? Syscall.write(fd, UnsafeRawBufferPointer(rebasing: raw[offset...]))) ?? nil
+            let written = bytes.withUnsafeBytes { raw -> Int? in
+                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                if privateFD >= 0 { return (try? Syscall.write(privateFD, rest)) ?? nil }
+                // Without a private description: only when poll says there is room, a little at a time.
+                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0 else { return nil }
+                return (try? Syscall.write(fd, UnsafeRawBufferPointer(rebasing: rest.prefix(256)))) ?? nil
             }
-            guard let written, written > 0 else { return }  // the terminal is full: drop this screen
-            offset += written
+            if let written, written > 0 {
+                offset += written
+                continue
+            }
+            // The terminal is full: drop this screen, or wait a little for it at the end.
+            guard let deadline else { return }
+            let left = deadline.duration(since: loop.now())
+            if left <= .zero { return }
+            var pfd = pollfd(fd: privateFD >= 0 ? privateFD : fd, events: Int16(POLLOUT), revents: 0)
+            _ = poll(&pfd, 1, Int32(clamping: min(left.nanoseconds / 1_000_000 + 1, 10)))
         }
     }
 }

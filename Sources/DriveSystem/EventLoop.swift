@@ -6,7 +6,8 @@ import Glibc
 ///
 /// Nothing here polls or sleeps: an idle loop blocks in `epoll_wait` with no timeout
 /// and wakes only when an fd, a timer or a signal needs it (`wakeups` counts them).
-/// Not thread-safe: create, use and run it on one thread.
+/// Not thread-safe: create, use and run it on one thread. The one exception is `submitter`
+/// (and `submit`): other threads hand work to the loop through it (an eventfd-woken mailbox).
 public final class EventLoop {
     /// Identifies a scheduled timer, for `cancel`.
     public struct TimerID: Hashable, Sendable {
@@ -38,6 +39,12 @@ public final class EventLoop {
     private var stopped = false
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
+    private static let mailboxToken: UInt64 = 3
+
+    /// Hands work to the loop from any thread (see `Submitter`).
+    public let submitter: Submitter
+    /// The thread that created the loop (and runs it).
+    private let ownerThread = pthread_self()
 
     /// How many times `epoll_wait` returned; an idle loop does not move it.
     public private(set) var wakeups: Int = 0
@@ -53,7 +60,15 @@ public final class EventLoop {
             Syscall.close(epollFD)
             throw error
         }
+        do {
+            submitter = try Submitter()
+        } catch {
+            Syscall.close(timerFD)
+            Syscall.close(epollFD)
+            throw error
+        }
         try addToEpoll(fd: timerFD, events: .readable, token: Self.timerToken)
+        try addToEpoll(fd: submitter.fd, events: .readable, token: Self.mailboxToken)
     }
 
     deinit {
@@ -192,8 +207,56 @@ public final class EventLoop {
     // MARK: running
 
     /// Runs `body` on the loop's thread after the current event has been handled.
+    /// Loop thread only; from another thread use `submit`.
     public func execute(_ body: @escaping () -> Void) {
         pending.append(body)
+    }
+
+    /// Runs `body` on the loop's thread soon; callable from any thread (like swift-nio's
+    /// `EventLoop.execute`). Same as `submitter.submit(body)`.
+    public func submit(_ body: @escaping @Sendable () -> Void) {
+        submitter.submit(body)
+    }
+
+    /// True on the thread that created the loop.
+    public var isOnLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+
+    /// The thread-safe way into a loop: a locked list of closures and an eventfd the loop's epoll
+    /// set watches. `submit` may be called from any thread, also after the loop is gone (then the
+    /// closure never runs).
+    public final class Submitter: @unchecked Sendable {
+        fileprivate let fd: Int32
+        private let lock = ConditionLock()
+        private var bodies: [@Sendable () -> Void] = []
+
+        fileprivate init() throws {
+            fd = try Syscall.retrying("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+        }
+
+        deinit { Syscall.close(fd) }
+
+        /// Queues `body` for the loop's thread and wakes the loop.
+        public func submit(_ body: @escaping @Sendable () -> Void) {
+            lock.lock()
+            let wasEmpty = bodies.isEmpty
+            bodies.append(body)
+            lock.unlock()
+            if wasEmpty {
+                var one: UInt64 = 1
+                _ = Glibc.write(fd, &one, 8)
+            }
+        }
+
+        /// Clears the wake-up and takes what was submitted (loop thread).
+        fileprivate func take() -> [@Sendable () -> Void] {
+            var count: UInt64 = 0
+            _ = Glibc.read(fd, &count, 8)
+            lock.lock()
+            defer { lock.unlock() }
+            let taken = bodies
+            bodies.removeAll()
+            return taken
+        }
     }
 
     /// Makes `run()` return after the current turn.
@@ -244,6 +307,7 @@ public final class EventLoop {
             switch token {
             case Self.timerToken: fireDueTimers()
             case Self.signalToken: readSignals()
+            case Self.mailboxToken: for body in submitter.take() { body() }
             default:
                 // A handler earlier in this batch may have unwatched this fd.
                 if let watch = watches[token] { watch.handler(happened) }

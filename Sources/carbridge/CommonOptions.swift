@@ -62,9 +62,10 @@ struct ConfigFileError: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// Prints `carbridge: <error>` to stderr and gives the exit code for it.
+/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest) and gives
+/// the exit code for it.
 func reportFailure(_ error: Error) -> ExitCode {
-    FileHandle.standardError.write(Data("carbridge: \(error)\n".utf8))
+    BoundedWriter.standardError.write("carbridge: \(error)")
     return ExitCode(1)
 }
 

@@ -81,3 +81,66 @@ final class SerialLinkTests: XCTestCase {
         XCTAssertEqual(recorder.downReasons.first, "/dev/null is not a serial device (not a tty)")
     }
 }
+
+/// A serial "car" that stops reading (the pty master is never read) while output is queued:
+/// losing or shutting down the link returns at once (`tcflush` before every close), never waiting
+/// for the line to drain (a real serial driver's `closing_wait` is up to 30 s).
+final class SerialStallTests: XCTestCase {
+    private func stalledLink(_ loop: EventLoop) throws -> (link: SerialLink, master: Int32, slave: Int32) {
+        var master: Int32 = -1
+        var slave: Int32 = -1
+        var name = [CChar](repeating: 0, count: 4096)
+        XCTAssertEqual(openpty(&master, &slave, &name, nil, nil), 0)
+        let path = name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let link = SerialLink(
+            connector: SerialConnector(path: path, baud: 115200), loop: loop,
+            options: LinkOptions(stallTimeout: .milliseconds(300)))
+        link.start()
+        XCTAssertEqual(link.state, .up)
+        // F frames always go to the kernel: fill the tty's output until writes would block.
+        for index in 0..<20_000 { link.send(Frame(kind: index % 2 == 0 ? .f1 : .f2, range: 0, speed: 0, direction: 1)) }
+        XCTAssertFalse(link.pendingFrames.isEmpty, "the tty took everything: nothing is stalled")
+        return (link, master, slave)
+    }
+
+    func testShuttingDownAStalledSerialLinkReturnsQuickly() throws {
+        let loop = try EventLoop()
+        let (link, master, slave) = try stalledLink(loop)
+        defer { Syscall.close(master); Syscall.close(slave) }
+        var result: FlushResult?
+        let started = loop.now()
+        link.shutdown(flushWithin: .milliseconds(100)) { result = $0 }
+        XCTAssertTrue(try spin(loop, timeout: .seconds(5)) { result != nil })
+        let took = loop.now().duration(since: started)
+        print("SerialStallTests: shutdown of a stalled serial link took \(took)")
+        XCTAssertEqual(result, .timedOut)
+        XCTAssertLessThan(took, .milliseconds(500))
+    }
+
+    func testLosingAStalledSerialLinkReturnsQuickly() throws {
+        let loop = try EventLoop()
+        var (link, master, slave) = try stalledLink(loop)
+        defer { Syscall.close(master); Syscall.close(slave) }
+        let recorder = LinkRecorder(link)
+        // The car side goes away with the output still queued (a USB adapter pulled, the rfcomm
+        // link dropping): the link is lost and its tty closed at once.
+        let started = loop.now()
+        Syscall.close(master)
+        master = -1
+        XCTAssertTrue(try spin(loop, timeout: .seconds(5)) { !recorder.downReasons.isEmpty })
+        let took = loop.now().duration(since: started)
+        print("SerialStallTests: link lost and the tty closed \(took) after the hang-up, output still queued")
+        XCTAssertLessThan(took, .milliseconds(500), "\(recorder.downReasons)")
+        link.shutdown(flushWithin: .zero) { _ in }
+    }
+
+    func testReleasingAStalledSerialLinkReturnsQuickly() throws {
+        let loop = try EventLoop()
+        var (link, master, slave): (SerialLink?, Int32, Int32) = try stalledLink(loop)
+        defer { Syscall.close(master); Syscall.close(slave) }
+        XCTAssertNotNil(link)
+        let started = loop.now()
+        link = nil  // deinit closes the tty
+        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(500))
+    }
+}

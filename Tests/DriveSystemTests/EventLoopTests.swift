@@ -84,3 +84,74 @@ final class EventLoopTests: XCTestCase {
         }
     }
 }
+
+final class EventLoopSubmitTests: XCTestCase {
+    func testSubmitFromAnotherThreadWakesTheLoopAndRunsOnItsThread() throws {
+        let loop = try EventLoop()
+        let ranOnLoop = LoopBound(Box())
+        let started = loop.now()
+        try BackgroundThread.start { [submitter = loop.submitter] in
+            usleep(30_000)
+            for _ in 0..<3 { submitter.submit { ranOnLoop.value.count += 1 } }
+        }
+        let deadline = started.advanced(by: .seconds(2))
+        while ranOnLoop.value.count < 3 && loop.now() < deadline {
+            try loop.runOnce(timeout: .seconds(2))
+        }
+        XCTAssertEqual(ranOnLoop.value.count, 3)
+        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(500))
+        XCTAssertTrue(loop.isOnLoopThread)
+    }
+
+    func testBackgroundThreadsBlockEverySignal() throws {
+        let lock = ConditionLock()
+        nonisolated(unsafe) var blocked: [Int32: Bool] = [:]
+        try BackgroundThread.start {
+            var mask = sigset_t()
+            pthread_sigmask(SIG_SETMASK, nil, &mask)
+            lock.withLock {
+                for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { blocked[signal] = sigismember(&mask, signal) == 1 }
+                lock.broadcast()
+            }
+        }
+        lock.withLock { while blocked.isEmpty { lock.wait() } }
+        XCTAssertEqual(blocked, [SIGINT: true, SIGTERM: true, SIGHUP: true, SIGPIPE: true])
+        var mine = sigset_t()
+        pthread_sigmask(SIG_SETMASK, nil, &mine)
+        XCTAssertEqual(sigismember(&mine, SIGPIPE), 0, "the creating thread's mask was not restored")
+    }
+
+    final class Box { var count = 0 }
+}
+
+final class BoundedWriterTests: XCTestCase {
+    func testALineLoggedAfterAnIdlePeriodIsStillWrittenByDrain() throws {
+        let pipe = try Syscall.pipe(nonBlocking: false)
+        defer { Syscall.close(pipe.read); Syscall.close(pipe.write) }
+        let writer = BoundedWriter(fd: pipe.write) { "\($0) dropped" }
+        writer.write("first")
+        XCTAssertTrue(writer.drain(within: .seconds(1)))
+        usleep(400_000)  // idle for longer than the stall limit
+        writer.write("last")
+        XCTAssertTrue(writer.drain(within: .seconds(1), stallLimit: .milliseconds(300)))
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+        XCTAssertEqual(String(decoding: buffer[..<max(0, n)], as: UTF8.self), "first\nlast\n")
+        writer.finish()
+    }
+
+    func testAFullBufferDropsAndCountsLinesNeverBlocking() throws {
+        let pipe = try Syscall.pipe(nonBlocking: false)
+        defer { Syscall.close(pipe.read); Syscall.close(pipe.write) }
+        _ = cb_fcntl_set(pipe.write, 1031, 4096)  // F_SETPIPE_SZ
+        let writer = BoundedWriter(fd: pipe.write, maxLines: 8, maxBytes: 1024) { "\($0) lines dropped" }
+        let started = MonotonicClock.nanoseconds()
+        for index in 0..<1000 { writer.write(String(repeating: "x", count: 100) + " \(index)") }
+        XCTAssertLessThan(MonotonicClock.nanoseconds() - started, 100_000_000)
+        XCTAssertGreaterThan(writer.droppedLines, 900)
+        let startedDrain = MonotonicClock.nanoseconds()
+        XCTAssertFalse(writer.drain(within: .seconds(2), stallLimit: .milliseconds(200)))  // nobody reads
+        XCTAssertLessThan(MonotonicClock.nanoseconds() - startedDrain, 500_000_000)
+        writer.finish()
+    }
+}

@@ -107,6 +107,22 @@ final class CarListener: @unchecked Sendable {
         close(listenFD)
     }
 
+    /// Sends `text` `count` times to the connected carbridge without ever blocking (what the socket
+    /// does not take now is skipped); returns how many copies were sent.
+    @discardableResult
+    func flood(_ text: String, count: Int) -> Int {
+        lock.lock(); let fd = clientFD; lock.unlock()
+        guard fd >= 0 else { return 0 }
+        let bytes = Array(text.utf8)
+        var sent = 0
+        for _ in 0..<count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            if n != bytes.count { break }
+            sent += 1
+        }
+        return sent
+    }
+
     func stop() {
         lock.lock()
         running = false
@@ -297,9 +313,21 @@ final class CarbridgeProcess: @unchecked Sendable {
     private var stderrData = Data()
     private let lock = NSLock()
 
-    init(arguments: [String], terminal: PseudoTerminal?) throws {
-        process.executableURL = try carbridgeExecutable()
-        process.arguments = arguments
+    /// `stdout` replaces the terminal (or /dev/null) as standard output; `stallStderr` makes stderr
+    /// a pipe nobody reads (its buffer fills up, as under a stuck journal); `launcher` runs
+    /// carbridge through another program (`["unshare", "-m", …]`; carbridge's path is appended to it).
+    init(
+        arguments: [String], terminal: PseudoTerminal?, stdout: FileHandle? = nil, stallStderr: Bool = false,
+        launcher: [String] = []
+    ) throws {
+        let executable = try carbridgeExecutable()
+        if launcher.isEmpty {
+            process.executableURL = executable
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: launcher[0])
+            process.arguments = Array(launcher.dropFirst()) + [executable.path] + arguments
+        }
         if let terminal {
             process.standardInput = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
             process.standardOutput = FileHandle(fileDescriptor: terminal.slave, closeOnDealloc: false)
@@ -307,13 +335,31 @@ final class CarbridgeProcess: @unchecked Sendable {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = FileHandle.nullDevice
         }
+        if let stdout { process.standardOutput = stdout }
         process.standardError = stderrPipe
-        stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.lock(); self.stderrData.append(data); self.lock.unlock()
+        if !stallStderr {
+            stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard let self else { return }
+                self.lock.lock(); self.stderrData.append(data); self.lock.unlock()
+            }
         }
         try process.run()
+    }
+
+    /// With `stallStderr`: reads what is in the stderr pipe now (without waiting).
+    func readStalledStderr() -> String {
+        let fd = stderrPipe.fileHandleForReading.fileDescriptor
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 0) != 1 { break }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { break }
+            data += buffer[0..<n]
+        }
+        return String(decoding: data, as: UTF8.self)
     }
 
     var stderr: String {
@@ -360,14 +406,16 @@ func median(_ values: [Double]) -> Double {
 
 /// Starts `carbridge run --link tcp://127.0.0.1:PORT --log-level debug EXTRA…` on a pty against a
 /// fresh listening car and waits (bounded) until it has connected and the bridge has seen the link up.
-func startDriving(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws
+func startDriving(
+    _ extra: [String] = [], stallStderr: Bool = false, file: StaticString = #filePath, line: UInt = #line
+) throws
     -> (car: CarListener, terminal: PseudoTerminal, process: CarbridgeProcess)
 {
     let car = try CarListener()
     let terminal = try PseudoTerminal()
     let process = try CarbridgeProcess(
         arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug"] + extra,
-        terminal: terminal)
+        terminal: terminal, stallStderr: stallStderr)
     XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)",
                   file: file, line: line)
     usleep(200_000)  // the bridge sees the link up

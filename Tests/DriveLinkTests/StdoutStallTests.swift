@@ -1,0 +1,69 @@
+import CLinux
+import DriveCore
+import DriveLink
+import DriveSystem
+import DriveTestSupport
+import Glibc
+import XCTest
+
+/// `--link stdout` whose reader stalls: sending never blocks the loop, dropped frames are reported.
+final class StdoutStallTests: XCTestCase {
+    /// Collects what a late reader finds in the pipe.
+    final class LateReader: @unchecked Sendable {
+        private let lock = ConditionLock()
+        private var bytes: [UInt8] = []
+        var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
+
+        /// Starts reading `fd` after `delay` (so old, blocking code ends instead of hanging forever).
+        func start(fd: Int32, after delay: Duration) throws {
+            try BackgroundThread.start { [self] in
+                usleep(useconds_t(delay.nanoseconds / 1000))
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                    if n <= 0 { return }
+                    lock.withLock { bytes += buffer[..<n] }
+                }
+            }
+        }
+    }
+
+    func testAStalledReaderNeverBlocksSendAndDroppedFramesAreReported() throws {
+        let loop = try EventLoop()
+        let pipe = try Syscall.pipe(nonBlocking: false)
+        defer { Syscall.close(pipe.write) }
+        // Fill the pipe, as a reader that stopped reading leaves it.
+        _ = cb_fcntl_set(pipe.write, 1031, 4096)  // F_SETPIPE_SZ (needs _GNU_SOURCE in C)
+        try Syscall.setNonBlocking(pipe.write)
+        let junk = [UInt8](repeating: UInt8(ascii: "#"), count: 1023) + [10]
+        while (try? junk.withUnsafeBytes { try Syscall.write(pipe.write, $0) }) != nil {}
+        try Syscall.setNonBlocking(pipe.write, false)
+        let reader = LateReader()
+        try reader.start(fd: pipe.read, after: .seconds(2))
+
+        let link = StdoutLink(loop: loop, fd: pipe.write)
+        link.start()
+        let started = loop.now()
+        for speed in stride(from: 0, to: 2000, by: 10) {
+            link.send(.motion(range: 0, speed: speed % 240, direction: 1))
+        }
+        let took = loop.now().duration(since: started)
+        XCTAssertLessThan(took, .milliseconds(100), "200 sends to a stalled stdout took \(took)")
+        XCTAssertEqual(link.state, .up)
+
+        // Once the reader catches up: the frames that fitted, then one line counting the rest.
+        let deadline = loop.now().advanced(by: .seconds(6))
+        while !reader.text.contains("dropped") && loop.now() < deadline { usleep(10_000) }
+        let lines = reader.text.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        XCTAssertTrue(lines.contains("carbridge: 136 frames dropped (stdout was not being read)"), "\(lines)")
+        XCTAssertEqual(lines.filter { $0.hasSuffix(",1") }.count, 64, "\(lines)")
+
+        link.send(.engineOff)
+        var result: FlushResult?
+        link.shutdown(flushWithin: .seconds(1)) { result = $0 }
+        XCTAssertTrue(try spin(loop) { result != nil })
+        XCTAssertEqual(result, .delivered)
+        while !reader.text.hasSuffix(" E,0,0,0\n") && loop.now() < deadline { usleep(10_000) }
+        XCTAssertTrue(reader.text.hasSuffix(" E,0,0,0\n"))
+    }
+}
