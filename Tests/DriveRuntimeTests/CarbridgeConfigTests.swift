@@ -105,6 +105,22 @@ final class CarbridgeConfigTests: XCTestCase {
         }
     }
 
+    /// Regression: check-config accepted link URLs that `carbridge run` (LinkURL(parsing:)) then rejected.
+    func testLinkURLIsCheckedWithTheParserRunUses() throws {
+        assertError("[link]\nurl = \"tcp://nohost\"\n", line: 2, key: "link.url", contains: "needs a port")
+        assertError("# car\n[link]\n\nurl = \"bluetooth://car\"\n", line: 4, key: "link.url", contains: "unknown scheme")
+        assertError("[link]\nurl = \"rfcomm://98:D3:31:F5:2A:11/31\"\n", line: 2, key: "link.url", contains: "1 to 30")
+        assertError("[link]\nurl = \"serial:///dev/rfcomm0?baud=1200\"\n", line: 2, key: "link.url", contains: "not supported")
+        assertError("[link]\nurl = \"car\"\n", line: 2, key: "link.url", contains: "no scheme")
+        XCTAssertThrowsError(try parse("[link]\nurl = \"tcp://nohost\"\n")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("test.toml:2: link.url: invalid link \"tcp://nohost\""), "\(error)")
+        }
+        for url in ["sim", "stdout", "tcp://127.0.0.1:7000", "tcp://[::1]:7000", "serial:///dev/ttyUSB0?baud=115200",
+                    "rfcomm://98:d3:31:f5:2a:11"] {
+            XCTAssertEqual(try parse("[link]\nurl = \"\(url)\"\n").link.url, url)
+        }
+    }
+
     func testShippedConfigFilesParse() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config")
