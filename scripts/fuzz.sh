@@ -2,7 +2,8 @@
 # Coverage-guided fuzzing of carbridge's parsers of outside bytes with libFuzzer.
 #   scripts/fuzz.sh [--seconds N] [TARGET…]
 # Builds the targets of the separate package in Fuzz/ (it depends on this package by path) with
-#   swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz
+#   swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz \
+#     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp --product TARGET
 # and runs each TARGET (default: all) for N seconds (default 20) with -max_total_time=N on a scratch copy of
 # its seed corpus Fuzz/Corpus/TARGET (the committed corpus never grows). Prints per target the executions
 # and whether it crashed (a crashing input is kept in .build-fuzz/crashes/TARGET/), then one line
@@ -47,13 +48,13 @@ if ! ls "$resource_dir"/libclang_rt.fuzzer-"$arch".a >/dev/null 2>&1; then
 fi
 
 scratch="$root/.build-fuzz"
-build=(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path "$scratch")
+# -sanitize=fuzzer alone gives Swift modules no coverage instrumentation under -whole-module-optimization
+# (release builds): ask for libFuzzer's coverage explicitly, or the fuzzer runs blind on the Swift code.
+build=(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path "$scratch"
+       -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp)
 started=$(date +%s)
-if [ ${#targets[@]} -eq ${#all_targets[@]} ]; then
-  "${build[@]}"
-else
-  for t in "${targets[@]}"; do "${build[@]}" --product "$t"; done
-fi
+# One product at a time: a plain build would also build the carbridge executable of the package Fuzz/ uses.
+for t in "${targets[@]}"; do "${build[@]}" --product "$t"; done
 echo "fuzz: built in $(( $(date +%s) - started )) s"
 bin=$("${build[@]}" --show-bin-path)
 
