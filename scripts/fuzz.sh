@@ -3,7 +3,7 @@
 #   scripts/fuzz.sh [--seconds N] [TARGET…]
 # Builds the targets of the separate package in Fuzz/ (it depends on this package by path) with
 #   swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path .build-fuzz \
-#     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp --product TARGET
+#     -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp
 # and runs each TARGET (default: all) for N seconds (default 20) with -max_total_time=N on a scratch copy of
 # its seed corpus Fuzz/Corpus/TARGET (the committed corpus never grows). Prints per target the executions
 # and whether it crashed (a crashing input is kept in .build-fuzz/crashes/TARGET/), then one line
@@ -53,8 +53,9 @@ scratch="$root/.build-fuzz"
 build=(swift build --package-path Fuzz -c release --sanitize=fuzzer --sanitize=address --scratch-path "$scratch"
        -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp)
 started=$(date +%s)
-# One product at a time: a plain build would also build the carbridge executable of the package Fuzz/ uses.
-for t in "${targets[@]}"; do "${build[@]}" --product "$t"; done
+# All targets in one build (it also builds the carbridge executable of the package Fuzz/ uses, but one
+# invocation took half the CPU time of seven `--product` builds: 2.6 against 4.8 CPU minutes from cold).
+"${build[@]}"
 echo "fuzz: built in $(( $(date +%s) - started )) s"
 bin=$("${build[@]}" --show-bin-path)
 
