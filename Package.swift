@@ -6,6 +6,11 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "carbridge", targets: ["carbridge"]),
+        // The modules, for the libFuzzer targets in Fuzz/ (a separate package that depends on this one
+        // by path, so a plain `swift build`/`swift test` here never builds or links a fuzz target).
+        .library(
+            name: "CarbridgeModules",
+            targets: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveRuntime"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # The test command: builds carbridge and runs every test.
-#   scripts/test.sh              unit + end-to-end tests (swift test), then the real-kernel
-#                                scenarios in a QEMU guest (Tests/kernel/run.sh --install)
-#   scripts/test.sh --no-kernel  unit + end-to-end tests only (no root, no QEMU needed)
+#   scripts/test.sh              unit + end-to-end tests (swift test), then 20 s of libFuzzer per
+#                                fuzz target (scripts/fuzz.sh --seconds 20, about 4 minutes with its
+#                                build), then the real-kernel scenarios in a QEMU guest
+#                                (Tests/kernel/run.sh --install)
+#   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
+#   scripts/test.sh --no-fuzz    without the fuzz stage (combine: --no-kernel --no-fuzz = swift test only)
+# Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+kernel=1
+fuzz=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-kernel) kernel=0 ;;
+    --no-fuzz) fuzz=0 ;;
+    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz)" >&2; exit 64 ;;
+  esac
+done
 scripts/install-deps.sh
 swift build --build-tests
 log=$(mktemp)
@@ -24,7 +37,23 @@ fi
 passed=$((executed - failures))
 failed=$failures
 echo "unit+e2e: $passed passed, $failed failed"
-if [ "${1:-}" != "--no-kernel" ]; then
+if [ "$fuzz" = 1 ]; then
+  flog=$(mktemp)
+  set +e
+  scripts/fuzz.sh --seconds 20 2>&1 | tee "$flog"
+  frc=${PIPESTATUS[0]}
+  set -e
+  fline=$(grep -E "^fuzz: [0-9]+ passed, [0-9]+ failed" "$flog" | tail -1)
+  rm -f "$flog"
+  if [ -n "$fline" ]; then
+    passed=$((passed + $(echo "$fline" | awk '{print $2}')))
+    failed=$((failed + $(echo "$fline" | awk '{print $4}')))
+  else
+    failed=$((failed + 1))
+  fi
+  [ "$frc" = 0 ] || rc=1
+fi
+if [ "$kernel" = 1 ]; then
   klog=$(mktemp)
   set +e
   Tests/kernel/run.sh --install 2>&1 | tee "$klog"

@@ -41,16 +41,40 @@ public final class EvemuPlayer {
     /// than the event before it).
     public func dueInstant(ofEvent index: Int) -> Instant? {
         guard let start = startInstant, recording.events.indices.contains(index) else { return nil }
-        return start.advanced(by: .microseconds(offsetMicroseconds(index)))
+        return Self.instant(start, plusMicroseconds: offsetMicroseconds(index))
     }
 
     private func offsetMicroseconds(_ index: Int) -> Int64 {
         guard let first = recording.events.first else { return 0 }
         var offset: Int64 = 0
         for position in 0...index {
-            offset = max(offset, recording.events[position].timeMicroseconds - first.timeMicroseconds)
+            offset = max(offset, Self.microseconds(from: first, to: recording.events[position]))
         }
         return offset
+    }
+
+    /// The time from `first` to `event` in microseconds, saturating instead of trapping for timestamps
+    /// far apart (a recording made with `EvemuRecording(...)` directly is not range-checked like a parsed one).
+    static func microseconds(from first: InputEvent, to event: InputEvent) -> Int64 {
+        // From the seconds and microseconds fields, not `timeMicroseconds`, which wraps for huge seconds.
+        let (seconds, secondsOverflow) = event.seconds.subtractingReportingOverflow(first.seconds)
+        let (micro, microOverflow) = event.microseconds.subtractingReportingOverflow(first.microseconds)
+        let saturated = secondsOverflow ? (event.seconds < first.seconds ? Int64.min : Int64.max)
+            : (seconds < 0 ? Int64.min : Int64.max)
+        if secondsOverflow || microOverflow { return saturated }
+        let (whole, wholeOverflow) = seconds.multipliedReportingOverflow(by: 1_000_000)
+        if wholeOverflow { return saturated }
+        let (total, totalOverflow) = whole.addingReportingOverflow(micro)
+        if totalOverflow { return micro < 0 ? Int64.min : Int64.max }
+        return total
+    }
+
+    /// `start` plus `microseconds` (≥ 0), saturating at the end of the clock instead of wrapping into the past.
+    static func instant(_ start: Instant, plusMicroseconds microseconds: Int64) -> Instant {
+        let room = Int64.max - max(0, start.nanoseconds)
+        let (nanoseconds, overflow) = max(0, microseconds).multipliedReportingOverflow(by: 1000)
+        if overflow || nanoseconds > room { return Instant(nanoseconds: start.nanoseconds + room) }
+        return Instant(nanoseconds: start.nanoseconds + nanoseconds)
     }
 
     /// Starts playing: the first event at `start` (default: now).
@@ -73,7 +97,7 @@ public final class EvemuPlayer {
 
     private func offset(of index: Int) -> Int64 {
         guard let first = recording.events.first else { return 0 }
-        return max(lastOffsetMicroseconds, recording.events[index].timeMicroseconds - first.timeMicroseconds)
+        return max(lastOffsetMicroseconds, Self.microseconds(from: first, to: recording.events[index]))
     }
 
     private func scheduleNext() {
@@ -85,7 +109,7 @@ public final class EvemuPlayer {
             }
             return
         }
-        let due = origin.advanced(by: .microseconds(offset(of: nextIndex)))
+        let due = Self.instant(origin, plusMicroseconds: offset(of: nextIndex))
         timer = loop.schedule(at: due) { [weak self] in self?.play(due: due) }
     }
 
@@ -95,7 +119,7 @@ public final class EvemuPlayer {
         // Play every event due at this instant (a whole SYN_REPORT frame usually shares one timestamp).
         while nextIndex < recording.events.count {
             let eventOffset = offset(of: nextIndex)
-            if origin.advanced(by: .microseconds(eventOffset)) > due { break }
+            if Self.instant(origin, plusMicroseconds: eventOffset) > due { break }
             lastOffsetMicroseconds = eventOffset
             let event = recording.events[nextIndex]
             nextIndex += 1

@@ -53,7 +53,7 @@ public struct EvemuRecording: Hashable, Sendable {
     /// The time of the last event relative to the first, in microseconds (0 without events).
     public var durationMicroseconds: Int64 {
         guard let first = events.first, let last = events.last else { return 0 }
-        return max(0, last.timeMicroseconds - first.timeMicroseconds)
+        return max(0, EvemuPlayer.microseconds(from: first, to: last))
     }
 
     private enum Section: Int, Comparable {
@@ -162,6 +162,9 @@ public struct EvemuRecording: Hashable, Sendable {
                 guard fields.count == 4, let event = parseEvent(fields) else {
                     throw EvemuError(line: lineNumber, message: "expected \"E: <sec>.<usec> <type (hex)> <code (hex)> <value>\", got \"\(line)\"")
                 }
+                guard event.seconds <= maximumSeconds else {
+                    throw EvemuError(line: lineNumber, message: "the timestamp \(fields[0]) is too large (at most \(maximumSeconds) seconds), in \"\(line)\"")
+                }
                 recording.events.append(event)
                 recording.eventLines.append(lineNumber)
             default:
@@ -191,6 +194,10 @@ public struct EvemuRecording: Hashable, Sendable {
         }
         return bits
     }
+
+    /// The largest `E:` seconds whose timestamp in microseconds fits an `Int64` (`InputEvent.timeMicroseconds`):
+    /// about 292 000 years; anything above is rejected as malformed instead of wrapping around.
+    public static let maximumSeconds: Int64 = (Int64.max - 999_999) / 1_000_000
 
     private static func parseEvent(_ fields: [Substring]) -> InputEvent? {
         let time = fields[0].split(separator: ".", omittingEmptySubsequences: false)

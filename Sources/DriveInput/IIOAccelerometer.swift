@@ -8,6 +8,11 @@ import Glibc
 ///
 /// The raw files are opened once and re-read with `pread`; a file that was replaced is re-opened, and one that
 /// vanished or fails (`ENOENT`, `ENODEV`, `EIO`, …) ends the reader with one `onGone`.
+///
+/// Every value must be a finite decimal (`IIOValue.parse`): a scale or offset that is not (`nan`, `inf`,
+/// `1e400`, garbage) fails `init` with an `IIOValueError`; a raw value that is not, or a sample that
+/// overflows to a non-finite value (after `transform` too), is a read error that ends the reader with one
+/// `onGone` naming the file and the text — a NaN or infinite sample is never emitted.
 public final class IIOAccelerometer {
     /// The sysfs directory.
     public let directory: String
@@ -30,8 +35,6 @@ public final class IIOAccelerometer {
     public var onGone: ((String) -> Void)?
     /// True between `start()` and `stop()` (or a removal).
     public private(set) var isRunning = false
-    /// Samples that could not be parsed and were skipped.
-    public private(set) var skippedSamples = 0
 
     private struct RawFile {
         let path: String
@@ -48,7 +51,8 @@ public final class IIOAccelerometer {
 
     /// Opens `in_accel_{x,y,z}_raw` in `directory` and reads the scales and offsets (per-axis
     /// `in_accel_x_scale` before shared `in_accel_scale`, default 1; offsets likewise, default 0).
-    /// Throws `InputDeviceError.notFound` when a raw file is missing, `.permissionDenied` when unreadable.
+    /// Throws `InputDeviceError.notFound` when a raw file is missing, `.permissionDenied` when unreadable,
+    /// `IIOValueError` when a scale or offset file holds anything but a finite decimal.
     public init(
         directory: String, loop: EventLoop, rateHertz: Double = 50, udevMountMatrix: String? = nil,
         transform: ((Vector3) -> Vector3)? = nil
@@ -60,13 +64,25 @@ public final class IIOAccelerometer {
         self.transform = transform
         self.name = SysfsFile.readText(directory + "/name")
         self.mountMatrixText = Self.findMountMatrixText(directory: directory, udevMountMatrix: udevMountMatrix)
-        func number(_ axis: String, _ kind: String, default fallback: Double) -> Double {
-            let perAxis = SysfsFile.readText("\(directory)/in_accel_\(axis)_\(kind)").flatMap(Double.init)
-            let shared = SysfsFile.readText("\(directory)/in_accel_\(kind)").flatMap(Double.init)
-            return perAxis ?? shared ?? fallback
+        func number(_ axis: String, _ kind: String, default fallback: Double) throws(IIOValueError) -> Double {
+            for path in ["\(directory)/in_accel_\(axis)_\(kind)", "\(directory)/in_accel_\(kind)"] {
+                guard let text = SysfsFile.readText(path) else { continue }
+                do {
+                    return try IIOValue.parse(text)
+                } catch {
+                    var error = error
+                    error.path = path
+                    throw error
+                }
+            }
+            return fallback
         }
-        scales = Vector3(x: number("x", "scale", default: 1), y: number("y", "scale", default: 1), z: number("z", "scale", default: 1))
-        offsets = Vector3(x: number("x", "offset", default: 0), y: number("y", "offset", default: 0), z: number("z", "offset", default: 0))
+        scales = Vector3(
+            x: try number("x", "scale", default: 1), y: try number("y", "scale", default: 1),
+            z: try number("z", "scale", default: 1))
+        offsets = Vector3(
+            x: try number("x", "offset", default: 0), y: try number("y", "offset", default: 0),
+            z: try number("z", "offset", default: 0))
         files = []
         for axis in ["x", "y", "z"] {
             let path = "\(directory)/in_accel_\(axis)_raw"
@@ -116,15 +132,28 @@ public final class IIOAccelerometer {
         timer = nil
     }
 
-    /// Reads one sample now: (raw + offset) × scale per axis, before `transform`.
+    /// Reads one sample now: (raw + offset) × scale per axis, before `transform`. Throws `IIOValueError` for
+    /// a raw value that is not a finite decimal or a sample that is not finite; another error when a file
+    /// vanished or could not be read.
     public func readAcceleration() throws -> Vector3 {
         var values: [Double] = []
         for index in files.indices {
             values.append(try readRaw(index))
         }
-        return Vector3(
+        let sample = Vector3(
             x: (values[0] + offsets.x) * scales.x, y: (values[1] + offsets.y) * scales.y,
             z: (values[2] + offsets.z) * scales.z)
+        try Self.checkFinite(sample, what: "(raw + offset) × scale of raw \(values.map { "\($0)" }.joined(separator: ", "))")
+        return sample
+    }
+
+    /// Throws unless every component of `sample` is finite.
+    static func checkFinite(_ sample: Vector3, what: String) throws(IIOValueError) {
+        guard sample.x.isFinite, sample.y.isFinite, sample.z.isFinite else {
+            throw IIOValueError(
+                path: nil, text: "\(sample.x), \(sample.y), \(sample.z)",
+                reason: "\(what) overflows; the sensor's values are out of any sane range")
+        }
     }
 
     private func fire() {
@@ -133,13 +162,19 @@ public final class IIOAccelerometer {
         let now = loop.now()
         do {
             var sample = try readAcceleration()
-            if let transform { sample = transform(sample) }
+            if let transform {
+                sample = transform(sample)
+                try Self.checkFinite(sample, what: "the mount matrix applied to the sample")
+            }
             onFrame?(InputFrame(time: now, acceleration: sample))
         } catch let error as IIOReadError {
             switch error {
-            case .unparseable: skippedSamples += 1
             case .gone(let reason): return gone(reason)
             }
+        } catch let error as IIOValueError {
+            var error = error
+            if error.path == nil { error.path = directory }
+            return gone("\(error)")
         } catch {
             return gone("\(error)")
         }
@@ -153,7 +188,6 @@ public final class IIOAccelerometer {
     }
 
     private enum IIOReadError: Error {
-        case unparseable
         case gone(String)
     }
 
@@ -177,9 +211,14 @@ public final class IIOAccelerometer {
             let code = errno
             throw IIOReadError.gone("reading \(files[index].path) failed: \(String(cString: strerror(code))) (errno \(code))")
         }
-        let text = String(decoding: buffer[0..<count], as: UTF8.self).trimmingSpaces()
-        guard let value = Double(text) else { throw IIOReadError.unparseable }
-        return value
+        let text = String(decoding: buffer[0..<count], as: UTF8.self)
+        do {
+            return try IIOValue.parse(text)
+        } catch {
+            var error = error
+            error.path = files[index].path
+            throw error
+        }
     }
 
     private func gone(_ reason: String) {

@@ -79,6 +79,9 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
         guard path.hasPrefix("/"), path.count > 1 else {
             throw fail("a serial URL needs an absolute device path, like serial:///dev/rfcomm0")
         }
+        guard !path.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
+            throw fail("the serial device path contains a control character")
+        }
         return .serial(path: path, baud: baud)
     }
 
@@ -100,7 +103,10 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
             if host.contains(":") { throw fail("write an IPv6 address in brackets: tcp://[::1]:PORT") }
         }
         guard !host.isEmpty else { throw fail("a tcp URL needs a host: tcp://HOST:PORT") }
-        guard !host.contains("/"), !host.contains(" ") else { throw fail("\"\(host)\" is not a host name") }
+        // No '/', brackets, whitespace or control characters: none is in a host name or an IPv6 address, and
+        // a '[' or ']' would make the canonical spelling (`description`) parse as something else.
+        guard !host.unicodeScalars.contains(where: { "/[] ".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F })
+        else { throw fail("\"\(host)\" is not a host name") }
         guard let port = decimal(portText), (1...65535).contains(port) else {
             throw fail("TCP port \"\(portText)\" must be a number from 1 to 65535")
         }

@@ -167,6 +167,12 @@ public struct CarbridgeConfig: Sendable {
         if let t = try top.table("link") {
             config.link.url = try t.string("url", default: config.link.url)
             if config.link.url.isEmpty { throw t.error("url", "must not be empty (use \"sim\" for the built-in car)") }
+            // The same parser `carbridge run` uses, so check-config accepts exactly what run accepts.
+            do {
+                _ = try LinkURL(parsing: config.link.url)
+            } catch {
+                throw t.error("url", error.description)
+            }
             let names = FrameTerminator.allCases.map(\.name)
             let terminator = try t.string("terminator", default: "lf", allowed: names)
             config.link.terminator = FrameTerminator(name: terminator) ?? .lineFeed

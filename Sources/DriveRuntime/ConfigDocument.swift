@@ -14,6 +14,9 @@ public final class ConfigDocument {
     /// Parses `text`; a syntax error throws `ConfigError` with the line TOMLKit reports.
     public init(text: String, file: String) throws {
         self.file = file
+        if let problem = Self.precheck(text) {
+            throw ConfigError(file: file, line: problem.line, key: nil, message: "TOML syntax error: \(problem.message)")
+        }
         do {
             root = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
@@ -22,6 +25,100 @@ public final class ConfigDocument {
                 message: "TOML syntax error: \(error.description)")
         }
         indexLines(text)
+    }
+
+    /// What TOMLKit must not be handed, found before it is: the text goes to toml++ as a C string (a NUL
+    /// byte would silently end the file there), and toml++ 3 asserts (undefined behaviour without
+    /// assertions) on a table header whose name starts with anything but a bare-key character or a quote,
+    /// e.g. `[é]`, `[ #x]` or a `[` at the end of a line. Headers are found the way TOML finds them: a `[`
+    /// first on a line that is not inside a string, an array or an inline table.
+    static func precheck(_ text: String) -> (line: Int, message: String)? {
+        let bytes = Array(text.utf8)
+        var line = 1
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0  // toml++ skips a UTF-8 byte order mark
+        var depth = 0  // open [ and { of values
+        var atLineStart = true
+        func isBareKey(_ byte: UInt8) -> Bool {
+            (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+        }
+        func starts(with delimiter: String, at position: Int) -> Bool {
+            let d = Array(delimiter.utf8)
+            return position + d.count <= bytes.count && Array(bytes[position..<position + d.count]) == d
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case 0:
+                return (line, "the file contains a NUL byte (is it a text file?)")
+            case UInt8(ascii: "\n"):
+                line += 1
+                atLineStart = true
+                index += 1
+                continue
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                index += 1
+                continue
+            case UInt8(ascii: "#"):
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\n") {
+                    if bytes[index] == 0 { return (line, "the file contains a NUL byte (is it a text file?)") }
+                    index += 1
+                }
+                continue
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                // Strings: multi-line ones may span lines; a single-line one ends at its quote or the line's end.
+                let quote = byte
+                let triple = String(repeating: String(UnicodeScalar(quote)), count: 3)
+                let multiLine = starts(with: triple, at: index)
+                index += multiLine ? 3 : 1
+                while index < bytes.count {
+                    let c = bytes[index]
+                    if c == 0 { return (line, "the file contains a NUL byte (is it a text file?)") }
+                    if c == UInt8(ascii: "\\") && quote == UInt8(ascii: "\"") { index += 2; continue }
+                    if multiLine {
+                        if c == UInt8(ascii: "\n") { line += 1 }
+                        if starts(with: triple, at: index) { index += 3; break }
+                    } else {
+                        if c == UInt8(ascii: "\n") { break }
+                        if c == quote { index += 1; break }
+                    }
+                    index += 1
+                }
+                atLineStart = false
+                continue
+            case UInt8(ascii: "[") where atLineStart && depth == 0:
+                // A table header: [name] or [[name]], the name starting with a bare-key character or a quote.
+                var next = index + 1
+                if next < bytes.count, bytes[next] == UInt8(ascii: "[") { next += 1 }
+                while next < bytes.count, bytes[next] == UInt8(ascii: " ") || bytes[next] == UInt8(ascii: "\t") { next += 1 }
+                if next < bytes.count {
+                    let first = bytes[next]
+                    let fine = isBareKey(first) || first == UInt8(ascii: "\"") || first == UInt8(ascii: "'")
+                        || first == UInt8(ascii: "]")
+                    if !fine {
+                        var end = next
+                        while end < bytes.count, bytes[end] & 0xC0 == 0x80 || end == next { end += 1 }
+                        let found = first < 0x20 || first == 0x7F
+                            ? "the control character \(first) (the end of the line?)"
+                            : "\"" + String(decoding: bytes[next..<end], as: UTF8.self) + "\""
+                        return (line, "a table name must start with a letter, a digit, _, - or a quote, found \(found)")
+                    }
+                }
+                // The header's own brackets and quoted names are TOML's business: go on after `[` / `[[`.
+                index = next
+                atLineStart = false
+                continue
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                depth = max(0, depth - 1)
+            default:
+                break
+            }
+            atLineStart = false
+            index += 1
+        }
+        return nil
     }
 
     /// The line that set `path` (`table.key`), or the line of its table header.

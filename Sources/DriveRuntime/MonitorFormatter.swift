@@ -75,14 +75,19 @@ public struct MonitorFormatter {
         }
     }
 
-    /// `value` with `digits` decimals (no Foundation): `-0.50`, `9.81`.
+    /// `value` with `digits` decimals (no Foundation): `-0.50`, `9.81`. Total for any Double: `nan`,
+    /// `±inf` and values too large to scale into an `Int64` (|value| × 10^digits ≥ 1e18, where a Double has
+    /// no fractional digits left anyway) are shown in Swift's own spelling (`nan`, `-inf`, `1e+20`).
     static func fixed(_ value: Double, _ digits: Int) -> String {
+        let digits = min(max(digits, 0), 9)
         guard value.isFinite else { return "\(value)" }
         var scale = 1.0
         for _ in 0..<digits { scale *= 10 }
+        guard abs(value) * scale < 1e18 else { return "\(value)" }
         let scaled = (abs(value) * scale).rounded()
-        let whole = Int64(scaled / scale)
-        let fraction = Int64(scaled) - whole * Int64(scale)
+        var whole = Int64(scaled / scale)
+        var fraction = Int64(scaled) - whole * Int64(scale)
+        if fraction < 0 { whole -= 1; fraction += Int64(scale) }  // the division rounded up
         var fractionText = String(fraction)
         while fractionText.count < digits { fractionText = "0" + fractionText }
         let sign = value < 0 && scaled != 0 ? "-" : ""

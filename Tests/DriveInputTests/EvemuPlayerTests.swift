@@ -82,4 +82,28 @@ final class EvemuPlayerTests: XCTestCase {
         player.start()
         XCTAssertEqual(finished, 1)
     }
+
+    /// Regression: events whose timestamps are far apart (a recording built directly, not range-checked by
+    /// the parser) trapped on the checked subtraction after `timeMicroseconds` wrapped; now the offsets saturate.
+    func testFarApartTimestampsSaturateInsteadOfTrapping() throws {
+        let loop = try EventLoop()
+        let events = [
+            InputEvent(seconds: 1, microseconds: 0, type: 3, code: 0, value: 5),
+            InputEvent(seconds: 9_223_372_036_855, microseconds: 0, type: 3, code: 0, value: 100),
+            InputEvent(seconds: -9_223_372_036_855, microseconds: 0, type: 0, code: 0, value: 0),
+        ]
+        let recording = EvemuRecording(info: InputDeviceInfo(name: "pad"), events: events, eventLines: [3, 4, 5])
+        XCTAssertGreaterThanOrEqual(recording.durationMicroseconds, 0)
+        let player = EvemuPlayer(recording: recording, loop: loop)
+        var played = 0
+        player.onEvent = { _ in played += 1 }
+        player.start(at: Instant(nanoseconds: 1_000_000_000))
+        XCTAssertEqual(player.dueInstant(ofEvent: 0), Instant(nanoseconds: 1_000_000_000))
+        let far = try XCTUnwrap(player.dueInstant(ofEvent: 1))
+        XCTAssertEqual(far, Instant(nanoseconds: Int64.max), "saturated at the end of the clock, not wrapped into the past")
+        XCTAssertEqual(player.dueInstant(ofEvent: 2), far, "never earlier than the event before")
+        try TestSupport.run(loop, seconds: 0.05) { false }
+        XCTAssertEqual(played, 1, "only the first event is due; the far one is not played early")
+        player.stop()
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import DriveMapping
 import XCTest
 
@@ -97,5 +98,33 @@ final class EvemuRecordingTests: XCTestCase {
         XCTAssertThrowsError(try EvemuRecording(contentsOfFile: "/nonexistent/recording.evemu")) { error in
             XCTAssertEqual(error as? InputDeviceError, .notFound(path: "/nonexistent/recording.evemu"))
         }
+    }
+
+    /// Regression: `E: 9223372036855.000000 …` used to parse (the timestamp wrapped around in
+    /// `timeMicroseconds`) and then trapped on the checked subtraction in `durationMicroseconds` and the player.
+    func testTimestampTooLargeForMicrosecondsIsAParseErrorWithFileAndLine() throws {
+        let header = "N: pad\nI: 0003 045e 028e 0114\n"
+        for text in [
+            header + "E: 9223372036855.000000 0003 0000 100\n",
+            header + "E: 1.000000 0003 0000 5\nE: 9223372036855.000000 0003 0000 100\n",
+            header + "E: 1.000000 0003 0000 5\nE: 99999999999999999999.000000 0003 0000 100\n",
+        ] {
+            XCTAssertThrowsError(try EvemuRecording.parse(text), text) { error in
+                guard let error = error as? EvemuError else { return XCTFail("\(text): \(error)") }
+                XCTAssertEqual(error.line, text.split(separator: "\n").count, "\(error)")
+                XCTAssertTrue(error.message.contains("too large") || error.message.contains("expected \"E:"), error.message)
+            }
+        }
+        let path = NSTemporaryDirectory() + "carbridge-huge-\(getpid()).evemu"
+        try (header + "E: 1.000000 0003 0000 5\nE: 9223372036855.000000 0003 0000 100\n")
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        XCTAssertThrowsError(try EvemuRecording(contentsOfFile: path)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("\(path):4: the timestamp 9223372036855.000000 is too large"), "\(error)")
+        }
+        // The largest accepted timestamp still works end to end.
+        let largest = try EvemuRecording.parse(
+            header + "E: 0.000000 0003 0000 5\nE: \(EvemuRecording.maximumSeconds).999999 0003 0000 6\n")
+        XCTAssertEqual(largest.durationMicroseconds, EvemuRecording.maximumSeconds * 1_000_000 + 999_999)
     }
 }

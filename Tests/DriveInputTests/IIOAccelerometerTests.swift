@@ -108,4 +108,73 @@ final class IIOAccelerometerTests: XCTestCase {
             XCTAssertEqual(error as? InputDeviceError, .notFound(path: "/nonexistent/iio:device9/in_accel_x_raw"))
         }
     }
+
+    /// Regression: `nan`, `inf` and out-of-range scale/offset values were accepted (Double(_:) parses them)
+    /// and made every sample NaN or infinite. Now they fail the open, naming the file and the text.
+    func testNonFiniteScaleOrOffsetIsAClearError() throws {
+        let loop = try EventLoop()
+        for (file, text) in [("in_accel_scale", "nan"), ("in_accel_scale", "inf\n"), ("in_accel_y_scale", "-inf"),
+                             ("in_accel_offset", "1e400"), ("in_accel_z_offset", "0x1p3"), ("in_accel_scale", "")] {
+            let directory = try tree("no-matrix")
+            try text.write(toFile: "\(directory)/\(file)", atomically: false, encoding: .utf8)
+            XCTAssertThrowsError(try IIOAccelerometer(directory: directory, loop: loop), "\(file)=\(text)") { error in
+                guard let error = error as? IIOValueError else { return XCTFail("\(file)=\(text): \(error)") }
+                XCTAssertEqual(error.path, "\(directory)/\(file)")
+                XCTAssertTrue("\(error)".contains("is not a finite decimal number"), "\(error)")
+            }
+        }
+    }
+
+    /// Regression: a raw value of `nan`/`inf` (or one so large the sample overflows) became a NaN/infinite
+    /// sample. Now it is a read error: `readAcceleration` throws and the running reader ends with one `onGone`.
+    func testNonFiniteRawValueIsAReadErrorNeverASample() throws {
+        let loop = try EventLoop()
+        for (file, text, extra) in [("in_accel_x_raw", "nan", ""), ("in_accel_y_raw", "-inf", ""),
+                                    ("in_accel_z_raw", "Infinity", ""), ("in_accel_x_raw", "1e308", "10")] {
+            let directory = try tree("no-matrix")
+            if !extra.isEmpty { try extra.write(toFile: directory + "/in_accel_scale", atomically: false, encoding: .utf8) }
+            let sensor = try IIOAccelerometer(directory: directory, loop: loop, rateHertz: 200)
+            try text.write(toFile: "\(directory)/\(file)", atomically: false, encoding: .utf8)
+            XCTAssertThrowsError(try sensor.readAcceleration(), "\(file)=\(text)") { error in
+                XCTAssertTrue(error is IIOValueError, "\(error)")
+            }
+            var frames: [InputFrame] = []
+            var gone: [String] = []
+            sensor.onFrame = { frames.append($0) }
+            sensor.onGone = { gone.append($0) }
+            sensor.start()
+            try TestSupport.run(loop) { !gone.isEmpty }
+            XCTAssertEqual(frames.count, 0, "\(file)=\(text): no sample at all")
+            XCTAssertEqual(gone.count, 1)
+            XCTAssertTrue(gone[0].contains(extra.isEmpty ? file : "overflows"), gone[0])
+            XCTAssertFalse(sensor.isRunning)
+        }
+    }
+
+    /// A mount matrix with huge (finite) entries must not turn a good sample into an infinite one either.
+    func testTransformOverflowIsAReadError() throws {
+        let loop = try EventLoop()
+        let sensor = try IIOAccelerometer(directory: try tree("no-matrix"), loop: loop) { v in
+            MountMatrix(Vector3(x: 1e308, y: 1e308, z: 1e308), Vector3(x: 0, y: 1, z: 0), Vector3(x: 0, y: 0, z: 1)).apply(v)
+        }
+        var frames = 0
+        var gone: [String] = []
+        sensor.onFrame = { _ in frames += 1 }
+        sensor.onGone = { gone.append($0) }
+        sensor.start()
+        try TestSupport.run(loop) { !gone.isEmpty }
+        XCTAssertEqual(frames, 0)
+        XCTAssertTrue(gone.first?.contains("mount matrix") ?? false, gone.first ?? "")
+    }
+
+    func testValueParser() throws {
+        for (text, value) in [("12", 12.0), (" -0.5\n", -0.5), ("+3", 3), ("1e3", 1000), ("0.009576806", 0.009576806),
+                              (".5", 0.5), ("5.", 5), ("-1E-2", -0.01)] {
+            XCTAssertEqual(try IIOValue.parse(text), value, text)
+        }
+        for text in ["", " ", "nan", "NaN", "inf", "-inf", "infinity", "1e400", "-1e999", "0x10", "0x1p3", "1,5", "1e",
+                     "e5", ".", "-", "1 2", "12abc", String(repeating: "1", count: 65)] {
+            XCTAssertThrowsError(try IIOValue.parse(text), text)
+        }
+    }
 }

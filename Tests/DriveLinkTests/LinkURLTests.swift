@@ -61,4 +61,20 @@ final class LinkURLTests: XCTestCase {
                     + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
         }
     }
+
+    /// Regression (found by FuzzLinkURL): `tcp://[[8\u{1A}1]:2` was accepted with the host `[8\u{1A}1`, whose
+    /// canonical spelling `tcp://[8\u{1A}1:2` the parser then rejected. Brackets and control characters are
+    /// not part of a host; every accepted URL's canonical spelling parses back to the same link.
+    func testHostsWithBracketsOrControlCharactersAreRejected() throws {
+        for text in ["tcp://[[8\u{1A}1]:2", "tcp://[[::1]:2", "tcp://a]b:1", "tcp://a[b:1", "tcp://a\u{1A}b:1", "tcp://a\tb:1",
+                     "tcp://[a\nb]:1", "tcp://car\u{7F}:1"] {
+            XCTAssertTrue(problem(text)?.contains("is not a host name") ?? false, text.debugDescription)
+        }
+        XCTAssertEqual(problem("serial:///dev/tty\u{0}USB0"), "the serial device path contains a control character")
+        for text in ["tcp://[::1]:80", "tcp://[fe80::1%eth0]:7000", "tcp://[localhost]:1", "tcp://car.local:7000/",
+                     "serial:///dev/rfcomm0", "rfcomm://98:d3:31:fb:12:34/5", "stdout://", "sim"] {
+            let url = try LinkURL(parsing: text)
+            XCTAssertEqual(try LinkURL(parsing: url.description), url, text)
+        }
+    }
 }

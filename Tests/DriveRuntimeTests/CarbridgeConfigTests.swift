@@ -105,6 +105,48 @@ final class CarbridgeConfigTests: XCTestCase {
         }
     }
 
+    /// Regression: check-config accepted link URLs that `carbridge run` (LinkURL(parsing:)) then rejected.
+    func testLinkURLIsCheckedWithTheParserRunUses() throws {
+        assertError("[link]\nurl = \"tcp://nohost\"\n", line: 2, key: "link.url", contains: "needs a port")
+        assertError("# car\n[link]\n\nurl = \"bluetooth://car\"\n", line: 4, key: "link.url", contains: "unknown scheme")
+        assertError("[link]\nurl = \"rfcomm://98:D3:31:F5:2A:11/31\"\n", line: 2, key: "link.url", contains: "1 to 30")
+        assertError("[link]\nurl = \"serial:///dev/rfcomm0?baud=1200\"\n", line: 2, key: "link.url", contains: "not supported")
+        assertError("[link]\nurl = \"car\"\n", line: 2, key: "link.url", contains: "no scheme")
+        XCTAssertThrowsError(try parse("[link]\nurl = \"tcp://nohost\"\n")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("test.toml:2: link.url: invalid link \"tcp://nohost\""), "\(error)")
+        }
+        for url in ["sim", "stdout", "tcp://127.0.0.1:7000", "tcp://[::1]:7000", "serial:///dev/ttyUSB0?baud=115200",
+                    "rfcomm://98:d3:31:f5:2a:11"] {
+            XCTAssertEqual(try parse("[link]\nurl = \"\(url)\"\n").link.url, url)
+        }
+    }
+
+    /// Regression (found by FuzzConfig): a table header whose name starts with anything but a bare-key
+    /// character or a quote made toml++ abort the process on an assertion (`carbridge check-config` died
+    /// with SIGABRT); a NUL byte silently ended the file for toml++.
+    func testTableNamesTOMLKitCannotTakeAreSyntaxErrors() throws {
+        for (text, line) in [("[é]\n", 1), ("# x\n[link]\nurl = \"sim\"\n[\u{FFFD}buttons]\n", 4), ("[\n", 1), ("[[ #]]\n", 1),
+                             ("[\r\n", 1), ("\u{FEFF}[é]", 1), ("  \t[ \t+x]", 1), ("[[ [x]]]\n", 1),
+                             ("[link]\nurl = \"sim\"\u{0}garbage\n", 2)] {
+            XCTAssertThrowsError(try parse(text), text.debugDescription) { error in
+                guard let error = error as? ConfigError else { return XCTFail("\(text.debugDescription): \(error)") }
+                XCTAssertEqual(error.line, line, "\(text.debugDescription): \(error)")
+                XCTAssertTrue(error.message.hasPrefix("TOML syntax error"), "\(error)")
+            }
+        }
+        // Not headers: nested arrays, and brackets inside strings, comments and multi-line strings.
+        for text in ["x = [\n[+1],\n]\n", "s = \"\"\"\n[é]\n\"\"\"\n", "# [é]\n", "t = { a = [\n{b=1}] }\n"] {
+            do {
+                _ = try parse(text)
+            } catch {
+                let message = (error as? ConfigError)?.message ?? "\(error)"
+                XCTAssertFalse(message.contains("a table name must start"), "\(text.debugDescription): \(message)")
+            }
+        }
+        XCTAssertEqual(try parse("[ \"link\" ]\nurl = \"stdout\"\n").link.url, "stdout")
+        XCTAssertEqual(try parse("\u{FEFF}[link]\r\nurl = 'stdout'\r\n").link.url, "stdout")
+    }
+
     func testShippedConfigFilesParse() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config")

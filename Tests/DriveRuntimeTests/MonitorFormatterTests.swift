@@ -43,4 +43,24 @@ final class MonitorFormatterTests: XCTestCase {
         XCTAssertEqual(formatter.line(source: "pad", raw: "ABS_Y 3 (0.00)", controls: []),
                        "pad  ABS_Y 3 (0.00) → — / θ 0.0° / range 0")
     }
+
+    /// Regression: `Int64(x)` trapped for |x| × 100 beyond Int64 (IIO `(raw + offset) × scale` can be anything).
+    func testFormattingIsTotalForHugeAndNonFiniteValues() {
+        var formatter = MonitorFormatter(hysteresisDegrees: 2)
+        let frame = InputFrame(
+            time: .zero, axes: [AxisValue(code: 0, value: 1e300, raw: 7)],
+            acceleration: Vector3(x: 1e17, y: -.infinity, z: .nan))
+        XCTAssertEqual(formatter.describe(frame), "ABS_X 7 (1e+300), accel x 1e+17 y -inf z nan m/s²")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(-9.3e16)), "steer -93000000000000000.0°")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(-9.3e17)), "steer -9.3e+17°")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(.greatestFiniteMagnitude)), "steer +1.7976931348623157e+308°")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(.infinity)), "steer +inf°")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(-0.04)), "steer 0.0°")
+        XCTAssertEqual(MonitorFormatter.name(of: .steer(9.999e15)), "steer +9999000000000000.0°")
+        XCTAssertEqual(formatter.apply(.steer(.nan)), "steer nan°")
+        XCTAssertEqual(formatter.stateText, "θ 0.0° / range 0", "a non-finite steer does not move θ")
+        for value in [Double.leastNonzeroMagnitude, 0.005, 0.995, 1e15, 9.2e16, 9.3e16, 1e18, -1e19, .ulpOfOne] {
+            _ = formatter.describe(InputFrame(time: .zero, acceleration: Vector3(x: value, y: -value, z: value)))
+        }
+    }
 }
