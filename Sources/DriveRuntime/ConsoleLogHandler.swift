@@ -47,7 +47,7 @@ public final class LogSink: @unchecked Sendable {
     public func drain(within timeout: Duration) -> Bool { writer.drain(within: timeout) }
 }
 
-/// A swift-log handler that writes `<monotonic seconds> <level> <label>: <message> [metadata]` lines to a `LogSink`.
+/// A swift-log handler that writes `<HH:MM:SS.mmm> <level> <label>: <message> [metadata]` lines (local time) to a `LogSink`.
 public struct ConsoleLogHandler: LogHandler {
     /// The sink lines go to.
     public let sink: LogSink
@@ -67,14 +67,11 @@ public struct ConsoleLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
-        source: String, file: String, function: String, line: UInt
-    ) {
+    public func log(event: LogEvent) {
         var all = metadata
-        if let explicit { all.merge(explicit) { $1 } }
+        if let explicit = event.metadata { all.merge(explicit) { $1 } }
         let extras = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        let seconds = Double(ProcessInfo.processInfo.systemUptime)
-        sink.emit(String(format: "%.3f", seconds) + " \(level) \(label): \(message)\(extras)")
+        sink.emit("\(WallClock.now()) \(event.level) \(label): \(event.message)\(extras)")
     }
+
 }

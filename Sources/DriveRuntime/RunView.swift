@@ -1,9 +1,14 @@
 import DriveCore
+import DriveSystem
 
 /// Renders the one-screen live view of `carbridge run` (pure: snapshot in, text out).
 public enum RunView {
     /// The screen for `snapshot`, sized for `columns` × `rows`, with ANSI home/clear.
-    public static func render(_ snapshot: BridgeSnapshot, columns: Int = 80, rows: Int = 24) -> String {
+    /// `timeText` turns the snapshot's instants into what a person reads (local `HH:MM:SS.mmm`).
+    public static func render(
+        _ snapshot: BridgeSnapshot, columns: Int = 80, rows: Int = 24,
+        timeText: (Instant) -> String = WallClock.timeOfDay
+    ) -> String {
         let s = snapshot.state
         var lines: [String] = []
         lines.append("carbridge — \(snapshot.linkName)  [\(snapshot.linkStatus)]")
@@ -14,7 +19,7 @@ public enum RunView {
         let angle = (s.angleDegrees * 10).rounded() / 10
         lines.append("Angle \(angle)°   Range \(s.range)   \(gauge(s.angleDegrees))")
         if let last = snapshot.lastFrame {
-            lines.append("Last frame \(last.frame.text)  at \(last.time)   (\(snapshot.framesSent) sent)")
+            lines.append("Last frame \(last.frame.text)  at \(timeText(last.time))   (\(snapshot.framesSent) sent)")
         } else {
             lines.append("Last frame —   (\(snapshot.framesSent) sent)")
         }
@@ -24,7 +29,7 @@ public enum RunView {
         let budget = max(3, rows - lines.count - 6)
         let carLines = snapshot.carLines.suffix(budget / 2 + 1)
         if carLines.isEmpty { lines.append("  (nothing yet)") }
-        for line in carLines { lines.append("  \(line.time)  \(line.text)") }
+        for line in carLines { lines.append("  \(timeText(line.time))  \(line.text)") }
         lines.append("Notices:")
         let notices = snapshot.notices.suffix(max(1, budget - carLines.count))
         if notices.isEmpty { lines.append("  (none)") }
