@@ -1,4 +1,4 @@
-/// The angle range `A` (−2…2) derived from the steering angle θ (protocol.md §3).
+/// The angle range `A` (−2…2) derived from the steering angle θ (docs/protocol.md §3).
 ///
 /// The bare table, after clamping θ to ±90°:
 ///

@@ -1,4 +1,4 @@
-/// Why a line from the bridge is not a valid frame (protocol.md §2), in one sentence.
+/// Why a line from the bridge is not a valid frame (docs/protocol.md §2), in one sentence.
 public struct CarFrameError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The line that was rejected (without terminator).
     public var line: String

@@ -1,4 +1,4 @@
-/// Parses one frame line strictly, the way a careful car would (protocol.md §2).
+/// Parses one frame line strictly, the way a careful car would (docs/protocol.md §2).
 ///
 /// Grammar: `T,A,S,D` with T one of `M L R B X Y F G H I J E`; integers without `+`, spaces or
 /// leading zeros (`-0` is invalid); A in −2…2; S in 0…240 and a multiple of 10; D 0 or 1; a motion

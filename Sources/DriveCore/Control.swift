@@ -1,5 +1,5 @@
 /// Everything that can happen to the drive state machine: the driver's controls and
-/// the safety events (protocol.md §4 and §6).
+/// the safety events (docs/protocol.md §4 and §6).
 public enum Control: Hashable, Sendable {
     /// Toggle the engine (the one control that works while the engine is off).
     case engine

@@ -1,10 +1,10 @@
-/// The drive state machine of protocol.md: controls and time in, frames out.
+/// The drive state machine of docs/protocol.md: controls and time in, frames out.
 ///
 /// It is pure: it never reads a clock and never does I/O. The runtime feeds it controls with
 /// `handle(_:at:)`, calls `tick(at:)` when `nextDeadline` is reached, and writes the returned frames
 /// to the link. `handle` never runs due ticks itself.
 ///
-/// Rules (protocol.md, with the decisions made here):
+/// Rules (docs/protocol.md, with the decisions made here):
 /// - **Engine off:** every control except `.engine` and the safety events is ignored — no state
 ///   change and no frame — with two exceptions that only track physical inputs: `.steer` still updates θ
 ///   and `A` (for display; never sent) and `.deadman` still records whether the button is held.

@@ -1,6 +1,6 @@
-/// The tunables of the drive state machine (protocol.md; config `[drive]`).
+/// The tunables of the drive state machine (docs/protocol.md; config `[drive]`).
 public struct DriveSettings: Hashable, Sendable {
-    /// What to do when the controlling input is lost (protocol.md §6).
+    /// What to do when the controlling input is lost (docs/protocol.md §6).
     public enum InputLossPolicy: String, CaseIterable, Hashable, Sendable {
         /// S := 0 and send the stop frame (motion frame with S=0).
         case stop = "stop"

@@ -1,4 +1,4 @@
-/// The drive state of protocol.md §1, plus whether the dead-man button is held.
+/// The drive state of docs/protocol.md §1, plus whether the dead-man button is held.
 public struct DriveState: Hashable, Sendable {
     /// Engine on or off (initially off).
     public var engineOn: Bool

@@ -1,4 +1,4 @@
-/// One message to the car: `T,A,S,D` (protocol.md §2).
+/// One message to the car: `T,A,S,D` (docs/protocol.md §2).
 public struct Frame: Hashable, Sendable, CustomStringConvertible {
     /// The command type `T`.
     public enum Kind: Character, CaseIterable, Hashable, Sendable {
@@ -69,7 +69,7 @@ public struct Frame: Hashable, Sendable, CustomStringConvertible {
     /// `E,0,0,0`, sent once when the engine is turned off.
     public static let engineOff = Frame(kind: .engineOff, range: 0, speed: 0, direction: 0)
 
-    /// True for motion frames, which may be coalesced to the newest (protocol.md §5.6).
+    /// True for motion frames, which may be coalesced to the newest (docs/protocol.md §5.6).
     public var isMotion: Bool { kind.isMotion }
 
     /// The frame's text without terminator, e.g. `R,2,180,1`.

@@ -1,4 +1,4 @@
-/// The frames waiting to be written to the car, with the "no stale frames" rule (protocol.md §5.6).
+/// The frames waiting to be written to the car, with the "no stale frames" rule (docs/protocol.md §5.6).
 ///
 /// A motion frame replaces any motion frame that has not started to go out and joins the end of
 /// the queue; `E` and F-key frames are appended in order and never dropped. A frame whose bytes

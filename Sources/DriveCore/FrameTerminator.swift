@@ -1,4 +1,4 @@
-/// What ends each frame on the wire (protocol.md §2; default `\n`).
+/// What ends each frame on the wire (docs/protocol.md §2; default `\n`).
 public enum FrameTerminator: String, CaseIterable, Hashable, Sendable {
     case lineFeed = "\n"
     case carriageReturnLineFeed = "\r\n"

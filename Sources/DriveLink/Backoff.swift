@@ -6,7 +6,7 @@ public struct Backoff: Hashable, Sendable {
     public var maximum: Duration
     private var current: Duration?
 
-    /// Creates a back-off (defaults from protocol.md §6).
+    /// Creates a back-off (defaults from docs/protocol.md §6).
     public init(initial: Duration = .milliseconds(500), maximum: Duration = .seconds(5)) {
         self.initial = initial
         self.maximum = maximum

@@ -1,6 +1,6 @@
 import DriveCore
 
-/// One line the car sent (protocol.md §7), made safe to show: cut at 1 KiB, bad UTF-8 escaped.
+/// One line the car sent (docs/protocol.md §7), made safe to show: cut at 1 KiB, bad UTF-8 escaped.
 public struct CarLine: Hashable, Sendable, CustomStringConvertible {
     /// When the line was read (CLOCK_MONOTONIC).
     public var time: Instant

@@ -1,4 +1,4 @@
-/// Splits the bytes the car sends into displayable lines (protocol.md §7).
+/// Splits the bytes the car sends into displayable lines (docs/protocol.md §7).
 ///
 /// Lines end with `\n` or `\r\n`; a line longer than `maximumLineBytes` is cut and marked
 /// `…[cut]` (the rest up to the next newline is dropped); bytes that are not UTF-8, and control

@@ -8,7 +8,7 @@ final class DriveMachineTests: XCTestCase {
         XCTAssertNil(machine.nextDeadline)
     }
 
-    // MARK: Customer examples (protocol.md §2)
+    // MARK: Customer examples (docs/protocol.md §2)
 
     func testExampleForwardTenDegreesSpeedForty() {
         var machine = DriveMachine.running()

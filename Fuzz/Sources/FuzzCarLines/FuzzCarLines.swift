@@ -1,4 +1,4 @@
-// What the car sends: LineAssembler, fed whole and in pieces, against a simple model of protocol.md §7
+// What the car sends: LineAssembler, fed whole and in pieces, against a simple model of docs/protocol.md §7
 // (lines end with \n or \r\n; a line over maximumLineBytes is cut before a UTF-8 character and marked,
 // the rest up to the next \n dropped; bad UTF-8 and control bytes escaped).
 import DriveLink
