@@ -384,22 +384,23 @@ public final class EventLoop {
 
     private func advance(to instant: Instant, untilStopped: Bool) throws {
         precondition(isManual, "EventLoop.advance: the loop runs on the real clock")
-        _ = try settle()
+        _ = try settle(honouringStop: untilStopped)
         while !(untilStopped && stopped), let next = timers.first?.deadline, next <= instant {
             manualNow = max(manualNow!, next)
-            _ = try settle()
+            _ = try settle(honouringStop: untilStopped)
         }
         if untilStopped && stopped { return }
         manualNow = max(manualNow!, instant)
-        _ = try settle()
+        _ = try settle(honouringStop: untilStopped)
     }
 
     private enum Settled { case idle, quiet, busy }
 
     /// Manual clock: handles everything ready at the current instant (work, due timers, fds polled
     /// without waiting) until nothing is: `idle` when nothing was, `quiet` when something ran and
-    /// then nothing was (or `stop()` was called), `busy` after `settleRounds` polls that all found work.
-    private func settle() throws -> Settled {
+    /// then nothing was (or, `honouringStop`, `stop()` was called), `busy` after `settleRounds` polls
+    /// that all found work. `advance` does not honour `stop()` (that is for `run`).
+    private func settle(honouringStop: Bool = true) throws -> Settled {
         var anything = false
         for _ in 0..<Self.settleRounds {
             var busy = !pending.isEmpty
@@ -409,7 +410,7 @@ public final class EventLoop {
             if try poll(timeoutMilliseconds: 0) > 0 { busy = true }
             if !busy { return anything ? .quiet : .idle }
             anything = true
-            if stopped { return .quiet }
+            if honouringStop && stopped { return .quiet }
         }
         return .busy
     }
