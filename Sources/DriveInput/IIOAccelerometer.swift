@@ -1,6 +1,7 @@
 import DriveCore
 import DriveMapping
 import DriveSystem
+import CLinux
 import Glibc
 
 /// An IIO accelerometer read from its sysfs directory (`/sys/bus/iio/devices/iio:deviceN`) at a fixed rate on

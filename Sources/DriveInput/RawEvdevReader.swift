@@ -1,6 +1,7 @@
 import DriveCore
 import DriveMapping
 import DriveSystem
+import CLinux
 import Glibc
 
 /// Reads raw kernel `struct input_event` bytes from any fd (a pipe, a replay, an evdev node without libevdev)

@@ -1,4 +1,5 @@
 import DriveSystem
+import CLinux
 import Glibc
 
 /// Small helpers for sysfs attribute files.

@@ -1,5 +1,6 @@
 import CBluetooth
 import DriveSystem
+import CLinux
 import Glibc
 
 /// A link over BlueZ RFCOMM (an HC-05 module).

@@ -1,4 +1,5 @@
 import DriveSystem
+import CLinux
 import Glibc
 
 /// A link over a serial tty (`/dev/rfcomm0`, a USB adapter, a pty).

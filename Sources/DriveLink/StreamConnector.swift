@@ -1,5 +1,6 @@
 import CBluetooth  // owns the <sys/socket.h> declarations (SOCK_*) in this target
 import DriveSystem
+import CLinux
 import Glibc
 
 /// How far `StreamConnector.open()` got.

@@ -1,6 +1,7 @@
 import DriveCore
 import DriveLink
 import DriveSystem
+import CLinux
 import Glibc
 import DriveInput
 import Logging

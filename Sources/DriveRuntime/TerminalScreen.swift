@@ -1,5 +1,6 @@
 import DriveSystem
 import DriveCore
+import CLinux
 import Glibc
 
 /// Draws the run view on a terminal without ever blocking the event loop: writes are

@@ -1,4 +1,5 @@
 import DriveCore
+import CLinux
 import Glibc
 
 /// One thread, one epoll set: fds, timers (one timerfd armed at the earliest deadline,
@@ -8,7 +9,27 @@ import Glibc
 /// and wakes only when an fd, a timer or a signal needs it (`wakeups` counts them).
 /// Not thread-safe: create, use and run it on one thread. The one exception is `submitter`
 /// (and `submit`): other threads hand work to the loop through it (an eventfd-woken mailbox).
+///
+/// The loop takes its clock (`Clock`): the real one (CLOCK_MONOTONIC, the timerfd, `epoll_wait`
+/// blocking until something is due), or a manual one for tests (like swift-nio's
+/// `EmbeddedEventLoop`): `now()` moves only when time is advanced (`advance(by:)`, `advance(to:)`,
+/// `run(until:)`, or a `runOnce(timeout:)` with nothing ready), timers fire in deadline order as it
+/// moves, `execute`d work runs in between, and real fds are still polled (`epoll_wait` with a zero
+/// timeout) at every instant, so pipe and socketpair I/O keeps working. Callers (`schedule`,
+/// `cancel`, `watch`, `execute`, `now`) cannot tell the two apart.
 public final class EventLoop {
+    /// Where `now()` comes from and how the loop waits.
+    public enum Clock: Sendable {
+        /// CLOCK_MONOTONIC; timers on the timerfd; `epoll_wait` blocks (production).
+        case monotonic
+        /// Test time starting at `start`: it moves only when the loop is told to advance it, in no
+        /// wall time at all.
+        case manual(start: Instant)
+
+        /// A manual clock starting at 1000 s (any origin will do; deadlines are relative to `now()`).
+        public static var manual: Clock { .manual(start: Instant(nanoseconds: 1_000_000_000_000)) }
+    }
+
     /// Identifies a scheduled timer, for `cancel`.
     public struct TimerID: Hashable, Sendable {
         fileprivate let value: UInt64
@@ -40,6 +61,11 @@ public final class EventLoop {
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
     private static let mailboxToken: UInt64 = 3
+    /// The manual clock's current instant; nil on the real clock.
+    private var manualNow: Instant?
+    /// Bounds the zero-timeout polls at one manual instant (a level-triggered fd that stays ready
+    /// would otherwise keep the instant from ever ending).
+    private static let settleRounds = 64
 
     /// Hands work to the loop from any thread (see `Submitter`).
     public let submitter: Submitter
@@ -49,11 +75,12 @@ public final class EventLoop {
     /// How many times `epoll_wait` returned; an idle loop does not move it.
     public private(set) var wakeups: Int = 0
 
-    /// Creates the epoll set and its timerfd.
-    public init() throws {
-        epollFD = try Syscall.retrying("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+    /// Creates the epoll set and its timerfd, on `clock` (the real CLOCK_MONOTONIC by default).
+    public init(clock: Clock = .monotonic) throws {
+        if case .manual(let start) = clock { manualNow = start }
+        epollFD = try Syscall.retrying("epoll_create1", forbiddingEINVAL: true) { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
-            timerFD = try Syscall.retrying("timerfd_create") {
+            timerFD = try Syscall.retrying("timerfd_create", forbiddingEINVAL: true) {
                 timerfd_create(CLOCK_MONOTONIC, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
             }
         } catch {
@@ -77,8 +104,11 @@ public final class EventLoop {
         Syscall.close(epollFD)
     }
 
-    /// The current instant on CLOCK_MONOTONIC.
-    public func now() -> Instant { Instant(nanoseconds: MonotonicClock.nanoseconds()) }
+    /// The current instant: CLOCK_MONOTONIC, or the manual clock's time.
+    public func now() -> Instant { manualNow ?? Instant(nanoseconds: MonotonicClock.nanoseconds()) }
+
+    /// True on a manual clock (tests).
+    public var isManual: Bool { manualNow != nil }
 
     // MARK: fds
 
@@ -99,7 +129,7 @@ public final class EventLoop {
         var event = epoll_event()
         event.events = events.rawValue
         event.data.u64 = token
-        try Syscall.retrying("epoll_ctl(MOD)") { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
+        try Syscall.retrying("epoll_ctl(MOD)", fd: fd, forbiddingEINVAL: true) { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
         watch.events = events
         watches[token] = watch
     }
@@ -119,7 +149,7 @@ public final class EventLoop {
         var event = epoll_event()
         event.events = events.rawValue
         event.data.u64 = token
-        try Syscall.retrying("epoll_ctl(ADD)") { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
+        try Syscall.retrying("epoll_ctl(ADD)", fd: fd, forbiddingEINVAL: true) { epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) }
     }
 
     // MARK: timers
@@ -153,6 +183,7 @@ public final class EventLoop {
     public var nextTimerDeadline: Instant? { timers.first?.deadline }
 
     private func rearmTimer() {
+        if isManual { return }  // a manual loop fires its timers as time is advanced; the timerfd stays disarmed
         let wanted = timers.first?.deadline
         if wanted == armedDeadline { return }
         armedDeadline = wanted
@@ -166,16 +197,30 @@ public final class EventLoop {
         _ = timerfd_settime(timerFD, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
-    private func fireDueTimers() {
+    private func readTimerFD() -> UInt64 {
         var expirations: UInt64 = 0
         _ = Glibc.read(timerFD, &expirations, 8)
+        return expirations
+    }
+
+    private func fireDueTimers() {
+        _ = readTimerFD()
         armedDeadline = nil
-        let current = now()
-        while let first = timers.first, first.deadline <= current {
+        fireTimers(dueBy: now())
+        rearmTimer()
+    }
+
+    /// Runs the timers due by `instant`, earliest first (also those they schedule at or before it).
+    /// Returns whether any ran.
+    @discardableResult
+    private func fireTimers(dueBy instant: Instant) -> Bool {
+        var fired = false
+        while let first = timers.first, first.deadline <= instant {
             timers.removeFirst()
+            fired = true
             first.body()
         }
-        rearmTimer()
+        return fired
     }
 
     // MARK: signals
@@ -188,7 +233,7 @@ public final class EventLoop {
         for signal in signals { sigaddset(&mask, signal) }
         let rc = pthread_sigmask(SIG_BLOCK, &mask, nil)
         if rc != 0 { throw SystemError(call: "pthread_sigmask", errno: rc) }
-        let fd = try Syscall.retrying("signalfd") { signalfd(signalFD, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
+        let fd = try Syscall.retrying("signalfd", forbiddingEINVAL: true) { signalfd(signalFD, &mask, Int32(SFD_NONBLOCK | SFD_CLOEXEC)) }
         if signalFD < 0 {
             signalFD = fd
             try addToEpoll(fd: fd, events: .readable, token: Self.signalToken)
@@ -230,7 +275,7 @@ public final class EventLoop {
         private var bodies: [@Sendable () -> Void] = []
 
         fileprivate init() throws {
-            fd = try Syscall.retrying("eventfd") { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
+            fd = try Syscall.retrying("eventfd", forbiddingEINVAL: true) { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
         }
 
         deinit { Syscall.close(fd) }
@@ -274,8 +319,14 @@ public final class EventLoop {
     }
 
     /// Handles events until `stop()` is called or `deadline` passes (for tests and bounded waits).
+    /// On a manual clock it advances time to `deadline` through every timer on the way (no wall time),
+    /// and returns early at the instant `stop()` was called.
     public func run(until deadline: Instant) throws {
         stopped = false
+        if isManual {
+            try advance(to: deadline, untilStopped: true)
+            return
+        }
         while !stopped {
             let remaining = deadline.duration(since: now())
             if remaining <= .zero { break }
@@ -284,10 +335,28 @@ public final class EventLoop {
     }
 
     /// Waits once (at most `timeout`, forever if nil) and handles what is ready.
+    ///
+    /// On a manual clock, "waiting" is advancing time: what is ready now (work, due timers, fds polled
+    /// with a zero timeout) is handled; if nothing was, time moves on by `timeout`, but no further than
+    /// the next timer, and what is due then runs. With no timeout and no timer, nothing but an fd or a
+    /// `submit` can happen, so it blocks in `epoll_wait` for those, as the real loop does.
     public func runOnce(timeout: Duration?) throws {
         runPending()
         if stopped { return }
-        var events = [epoll_event](repeating: epoll_event(), count: 64)
+        if let current = manualNow {
+            // Something ran and the instant went quiet: that was this turn. Nothing ran, or an fd
+            // that stays ready kept it busy: time moves on.
+            if try settle() == .quiet { return }
+            let next = timers.first?.deadline
+            let limit = timeout.map { current.advanced(by: max($0, .zero)) }
+            guard let target = [next, limit].compactMap({ $0 }).min() else {
+                _ = try poll(timeoutMilliseconds: -1)
+                return
+            }
+            manualNow = max(current, target)
+            _ = try settle()
+            return
+        }
         var timeoutMilliseconds: Int32 = -1
         if !pending.isEmpty {
             timeoutMilliseconds = 0
@@ -295,17 +364,74 @@ public final class EventLoop {
             let ms = (timeout.nanoseconds + 999_999) / 1_000_000
             timeoutMilliseconds = Int32(clamping: max(0, ms))
         }
+        _ = try poll(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    // MARK: manual time
+
+    /// Moves a manual clock on by `duration`, firing every timer due on the way (see `advance(to:)`).
+    public func advance(by duration: Duration) throws {
+        try advance(to: now().advanced(by: duration))
+    }
+
+    /// Moves a manual clock to `instant` (never back): at each timer deadline on the way the clock
+    /// stands at that deadline, the due timers run in deadline order, then `execute`d work and ready
+    /// fds (polled with a zero timeout) are handled until the instant is quiet; then the same at
+    /// `instant` itself. Takes no wall time. Manual clock only.
+    public func advance(to instant: Instant) throws {
+        try advance(to: instant, untilStopped: false)
+    }
+
+    private func advance(to instant: Instant, untilStopped: Bool) throws {
+        precondition(isManual, "EventLoop.advance: the loop runs on the real clock")
+        _ = try settle(honouringStop: untilStopped)
+        while !(untilStopped && stopped), let next = timers.first?.deadline, next <= instant {
+            manualNow = max(manualNow!, next)
+            _ = try settle(honouringStop: untilStopped)
+        }
+        if untilStopped && stopped { return }
+        manualNow = max(manualNow!, instant)
+        _ = try settle(honouringStop: untilStopped)
+    }
+
+    private enum Settled { case idle, quiet, busy }
+
+    /// Manual clock: handles everything ready at the current instant (work, due timers, fds polled
+    /// without waiting) until nothing is: `idle` when nothing was, `quiet` when something ran and
+    /// then nothing was (or, `honouringStop`, `stop()` was called), `busy` after `settleRounds` polls
+    /// that all found work. `advance` does not honour `stop()` (that is for `run`).
+    private func settle(honouringStop: Bool = true) throws -> Settled {
+        var anything = false
+        for _ in 0..<Self.settleRounds {
+            var busy = !pending.isEmpty
+            runPending()
+            if fireTimers(dueBy: manualNow!) { busy = true }
+            runPending()
+            if try poll(timeoutMilliseconds: 0) > 0 { busy = true }
+            if !busy { return anything ? .quiet : .idle }
+            anything = true
+            if honouringStop && stopped { return .quiet }
+        }
+        return .busy
+    }
+
+    /// One `epoll_wait` (at most `timeoutMilliseconds`, -1 forever) and the handling of what it
+    /// returned; returns how many events it handled.
+    private func poll(timeoutMilliseconds: Int32) throws -> Int {
+        var events = [epoll_event](repeating: epoll_event(), count: 64)
         let count = epoll_wait(epollFD, &events, Int32(events.count), timeoutMilliseconds)
         if count < 0 {
-            if errno == EINTR { return }
-            throw SystemError(call: "epoll_wait", errno: errno)
+            let code = errno
+            if code == EINTR { return 0 }
+            try Syscall.check(code, "epoll_wait", forbiddingEINVAL: true)
         }
-        wakeups += 1
+        // A manual loop polls at every instant; count only the polls that found something.
+        if count > 0 || !isManual { wakeups += 1 }
         for index in 0..<Int(count) {
             let token = events[index].data.u64
             let happened = IOEvents(rawValue: events[index].events)
             switch token {
-            case Self.timerToken: fireDueTimers()
+            case Self.timerToken: if isManual { _ = readTimerFD() } else { fireDueTimers() }
             case Self.signalToken: readSignals()
             case Self.mailboxToken: for body in submitter.take() { body() }
             default:
@@ -314,6 +440,7 @@ public final class EventLoop {
             }
             runPending()
         }
+        return Int(count)
     }
 
     private func runPending() {

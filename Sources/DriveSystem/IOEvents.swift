@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// The readiness an fd is watched for, or reported with.

@@ -1,4 +1,5 @@
 import DriveCore
+import CLinux
 import Glibc
 
 /// A mutex with one condition variable (waits on CLOCK_MONOTONIC), for the few places where

@@ -5,9 +5,11 @@ import XCTest
 
 @testable import DriveInput
 
+/// The replays run on a manual clock: frames are delivered exactly at their due instants and the
+/// recordings' 200 ms take no wall time.
 final class EvemuPlayerTests: XCTestCase {
     func testReplaysFramesInOrderWithTheirRecordedRelativeTiming() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let recording = try EvemuRecording.parse(try TestSupport.fixtureText("xbox360-pad.evemu"))
         let player = EvemuPlayer(recording: recording, loop: loop)
         var frames: [InputFrame] = []
@@ -30,9 +32,7 @@ final class EvemuPlayerTests: XCTestCase {
         XCTAssertEqual(frames.count, 6)
         let offsetsMicroseconds = frames.map { $0.time.duration(since: start).nanoseconds / 1000 }
         XCTAssertEqual(offsetsMicroseconds, [0, 15_999, 47_999, 99_999, 149_999, 199_999])
-        for (due, delivered) in zip(frames.map(\.time), deliveredAt) {
-            XCTAssertGreaterThanOrEqual(delivered, due, "never early")
-        }
+        XCTAssertEqual(deliveredAt, frames.map(\.time), "each frame delivered exactly when it is due")
         XCTAssertEqual(frames[1].axes.map(\.raw), [20000], "two ABS_X in one report coalesce")
         XCTAssertEqual(frames[2].keys, [KeyChange(code: 0x130, pressed: true)])
         XCTAssertEqual(frames[3].axes, [AxisValue(code: 5, value: 1, raw: 255), AxisValue(code: 16, value: -1, raw: -1)])
@@ -42,7 +42,7 @@ final class EvemuPlayerTests: XCTestCase {
     }
 
     func testAccelerometerReplayProducesAcceleration() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let recording = try EvemuRecording.parse(try TestSupport.fixtureText("dualsense-motion.evemu"))
         let player = EvemuPlayer(recording: recording, loop: loop)
         var frames: [InputFrame] = []
@@ -58,7 +58,7 @@ final class EvemuPlayerTests: XCTestCase {
     }
 
     func testStopFromACallbackEndsThePlayback() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let recording = try EvemuRecording.parse(try TestSupport.fixtureText("xbox360-pad.evemu"))
         let player = EvemuPlayer(recording: recording, loop: loop)
         var frames = 0
@@ -75,7 +75,7 @@ final class EvemuPlayerTests: XCTestCase {
     }
 
     func testEmptyRecordingFinishesAtOnce() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let player = EvemuPlayer(recording: try EvemuRecording.parse("N: nothing\nI: 0000 0000 0000 0000\n"), loop: loop)
         var finished = 0
         player.onFinished = { finished += 1 }
@@ -86,7 +86,7 @@ final class EvemuPlayerTests: XCTestCase {
     /// Regression: events whose timestamps are far apart (a recording built directly, not range-checked by
     /// the parser) trapped on the checked subtraction after `timeMicroseconds` wrapped; now the offsets saturate.
     func testFarApartTimestampsSaturateInsteadOfTrapping() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let events = [
             InputEvent(seconds: 1, microseconds: 0, type: 3, code: 0, value: 5),
             InputEvent(seconds: 9_223_372_036_855, microseconds: 0, type: 3, code: 0, value: 100),

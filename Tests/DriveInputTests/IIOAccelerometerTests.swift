@@ -6,6 +6,7 @@ import XCTest
 
 @testable import DriveInput
 
+/// On a manual clock: the sample timer's grid is exact and no wall time passes.
 final class IIOAccelerometerTests: XCTestCase {
     private var directories: [String] = []
 
@@ -21,7 +22,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testSharedScale() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let sensor = try IIOAccelerometer(directory: try tree("shared-scale"), loop: loop)
         let sample = try sensor.readAcceleration()
         XCTAssertEqual(sample.x, 100 * 0.009576806, accuracy: 1e-12)
@@ -32,7 +33,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testPerAxisScaleAndOffsetWinOverShared() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let sensor = try IIOAccelerometer(directory: try tree("per-axis"), loop: loop)
         XCTAssertEqual(sensor.scales, Vector3(x: 0.5, y: 0.25, z: 2))
         XCTAssertEqual(sensor.offsets, Vector3(x: 1, y: 1, z: -5))
@@ -41,7 +42,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testMountMatrixTextLookupOrder() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let shared = try tree("shared-scale")
         XCTAssertEqual(try IIOAccelerometer(directory: shared, loop: loop).mountMatrixText, "0, 1, 0; -1, 0, 0; 0, 0, 1", "in_accel_mount_matrix before mount_matrix")
         XCTAssertEqual(
@@ -53,7 +54,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testSamplesOnTheLoopWithTransformAndSeesNewValues() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let directory = try tree("no-matrix")
         let sensor = try IIOAccelerometer(directory: directory, loop: loop, rateHertz: 100) { v in
             Vector3(x: -v.x, y: v.y, z: -v.z)
@@ -73,9 +74,10 @@ final class IIOAccelerometerTests: XCTestCase {
         try TestSupport.run(loop) { frames.count >= seen + 1 }
         XCTAssertEqual(frames.last?.acceleration?.x ?? 0, 2.0, accuracy: 1e-9)
         XCTAssertEqual(frames.last?.acceleration?.z ?? 0, -4.9, accuracy: 1e-9)
-        // Frames are on the 10 ms grid: consecutive ones are about 10 ms apart, never bunched.
+        // Frames are on the 10 ms grid (a manual clock: exactly 10 ms apart), never bunched.
         for (earlier, later) in zip(frames, frames.dropFirst()) {
             XCTAssertGreaterThanOrEqual(later.time.duration(since: earlier.time), .milliseconds(5))
+            XCTAssertEqual(later.time.duration(since: earlier.time), .milliseconds(10))
         }
         sensor.stop()
         XCTAssertFalse(sensor.isRunning)
@@ -83,7 +85,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testAFileDeletedMidRunEndsWithOneGone() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let directory = try tree("shared-scale")
         let sensor = try IIOAccelerometer(directory: directory, loop: loop, rateHertz: 200)
         var frames = 0
@@ -103,7 +105,7 @@ final class IIOAccelerometerTests: XCTestCase {
     }
 
     func testMissingDirectoryIsAClearError() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         XCTAssertThrowsError(try IIOAccelerometer(directory: "/nonexistent/iio:device9", loop: loop)) { error in
             XCTAssertEqual(error as? InputDeviceError, .notFound(path: "/nonexistent/iio:device9/in_accel_x_raw"))
         }
@@ -112,7 +114,7 @@ final class IIOAccelerometerTests: XCTestCase {
     /// Regression: `nan`, `inf` and out-of-range scale/offset values were accepted (Double(_:) parses them)
     /// and made every sample NaN or infinite. Now they fail the open, naming the file and the text.
     func testNonFiniteScaleOrOffsetIsAClearError() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         for (file, text) in [("in_accel_scale", "nan"), ("in_accel_scale", "inf\n"), ("in_accel_y_scale", "-inf"),
                              ("in_accel_offset", "1e400"), ("in_accel_z_offset", "0x1p3"), ("in_accel_scale", "")] {
             let directory = try tree("no-matrix")
@@ -128,7 +130,7 @@ final class IIOAccelerometerTests: XCTestCase {
     /// Regression: a raw value of `nan`/`inf` (or one so large the sample overflows) became a NaN/infinite
     /// sample. Now it is a read error: `readAcceleration` throws and the running reader ends with one `onGone`.
     func testNonFiniteRawValueIsAReadErrorNeverASample() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         for (file, text, extra) in [("in_accel_x_raw", "nan", ""), ("in_accel_y_raw", "-inf", ""),
                                     ("in_accel_z_raw", "Infinity", ""), ("in_accel_x_raw", "1e308", "10")] {
             let directory = try tree("no-matrix")
@@ -153,7 +155,7 @@ final class IIOAccelerometerTests: XCTestCase {
 
     /// A mount matrix with huge (finite) entries must not turn a good sample into an infinite one either.
     func testTransformOverflowIsAReadError() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let sensor = try IIOAccelerometer(directory: try tree("no-matrix"), loop: loop) { v in
             MountMatrix(Vector3(x: 1e308, y: 1e308, z: 1e308), Vector3(x: 0, y: 1, z: 0), Vector3(x: 0, y: 0, z: 1)).apply(v)
         }

@@ -6,11 +6,12 @@ import XCTest
 
 @testable import DriveInput
 
+/// A real pipe on a manual-clock loop: the waits for "nothing more happens" take no wall time.
 final class RawEvdevReaderTests: XCTestCase {
     let axes: [UInt16: AbsInfo] = [0: AbsInfo(minimum: -32768, maximum: 32767, flat: 128)]
 
     func testFramesFromRealInputEventBytesThroughAPipeAndOneGoneWhenTheWriterCloses() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let pipe = try Syscall.pipe()
         let reader = try RawEvdevReader(fd: pipe.read, loop: loop, absInfo: axes)
         var frames: [InputFrame] = []
@@ -52,7 +53,7 @@ final class RawEvdevReaderTests: XCTestCase {
     }
 
     func testCloseStopsWithoutGone() throws {
-        let loop = try EventLoop()
+        let loop = try EventLoop(clock: .manual)
         let pipe = try Syscall.pipe()
         defer { Syscall.close(pipe.write) }
         let reader = try RawEvdevReader(fd: pipe.read, loop: loop, absInfo: axes)

@@ -2,6 +2,7 @@ import DriveCore
 import DriveLink
 import DriveRuntime
 import DriveSystem
+import DriveTestSupport
 import Logging
 import XCTest
 
@@ -59,14 +60,15 @@ final class RecordingCarLink: CarLink {
     }
 }
 
-/// The bridge on a real `EventLoop` with a recording link: safety on link loss, streaming on the
-/// loop's timer, shutdown, idle timeout and input loss.
+/// The bridge on an `EventLoop` with a manual clock and a recording link: safety on link loss,
+/// streaming on the loop's timer (exactly on the 50 ms grid), shutdown, idle timeout (exactly at its
+/// deadline) and input loss. No wall time passes.
 final class BridgeTests: XCTestCase {
     private var loop: EventLoop!
     private var link: RecordingCarLink!
 
     private func makeBridge(_ settings: DriveSettings = DriveSettings(), up: Bool = true) throws -> Bridge {
-        loop = try EventLoop()
+        loop = try makeManualLoop()
         link = RecordingCarLink(loop: loop)
         let logger = Logger(label: "bridge-test") { _ in SwiftLogNoOpLogHandler() }
         let bridge = Bridge(settings: settings, link: link, loop: loop, logger: logger)
@@ -79,9 +81,9 @@ final class BridgeTests: XCTestCase {
         return bridge
     }
 
-    /// Runs the loop for `milliseconds` (bounded).
+    /// Advances the loop's manual clock by `milliseconds`, firing the timers on the way.
     private func run(milliseconds: Int64) throws {
-        try loop.run(until: loop.now().advanced(by: .milliseconds(milliseconds)))
+        try DriveTestSupport.run(loop, for: .milliseconds(milliseconds))
     }
 
     func testLinkDownWhileMovingResetsSpeedAndSendsNothingWhileDown() throws {
@@ -152,15 +154,11 @@ final class BridgeTests: XCTestCase {
         try run(milliseconds: 500)
         let streamed = link.frames[start...]
         XCTAssertTrue(streamed.allSatisfy { $0.frame.text == "M,0,10,1" }, "\(link.texts)")
-        XCTAssertTrue((8...12).contains(streamed.count), "\(streamed.count) stream frames in 500 ms")
-        // Stream frames sit on a 50 ms grid from the event frame (a late one does not shift the grid);
-        // the loop may deliver late, never early.
-        let origin = link.frames[start - 1].time.nanoseconds
-        for (index, entry) in link.frames[start...].enumerated() {
-            let gridMilliseconds = Double((index + 1) * 50)
-            let atMilliseconds = Double(entry.time.nanoseconds - origin) / 1e6
-            XCTAssertGreaterThanOrEqual(atMilliseconds, gridMilliseconds - 0.5, "stream frame \(index + 1) came early")
-        }
+        XCTAssertEqual(streamed.count, 10, "stream frames in 500 ms (the one due at 500 ms included)")
+        // Stream frames sit exactly on the 50 ms grid from the event frame.
+        let origin = link.frames[start - 1].time
+        XCTAssertEqual(link.frames[start...].map { $0.time.duration(since: origin) },
+                       (1...10).map { Duration.milliseconds(50 * $0) })
 
         bridge.apply(.speedDown)
         XCTAssertEqual(link.texts.last, "M,0,0,1")
@@ -213,8 +211,8 @@ final class BridgeTests: XCTestCase {
         XCTAssertEqual(engineOff.count, 1, "\(link.texts)")
         guard let offIndex = engineOff.first?.offset else { return }
         XCTAssertEqual(offIndex, link.frames.count - 1, "frames after E,0,0,0: \(link.texts)")
-        let afterMilliseconds = Double(link.frames[offIndex].time.nanoseconds - lastActivity.nanoseconds) / 1e6
-        XCTAssertGreaterThanOrEqual(afterMilliseconds, 199, "idle timeout fired early")
+        XCTAssertEqual(link.frames[offIndex].time.duration(since: lastActivity), .milliseconds(200),
+                       "the idle timeout fires exactly at its deadline")
         // Streamed until then: M,0,10,1 only.
         XCTAssertTrue(link.texts.dropLast().allSatisfy { $0 == "M,0,10,1" }, "\(link.texts)")
     }

@@ -2,11 +2,13 @@ import DriveCore
 import DriveInput
 import DriveRuntime
 import DriveSystem
+import DriveTestSupport
 import Logging
 import XCTest
 
 /// The coordinator fed by an evemu replay of a motion sensor (the same path live devices take
-/// after their bytes are decoded): the input-loss watchdog and the restore that follows it.
+/// after their bytes are decoded): the input-loss watchdog and the restore that follows it. On a
+/// manual clock: the 1.2 s replay takes no wall time and the watchdog fires at an exact instant.
 final class InputCoordinatorTests: XCTestCase {
     /// A motion sensor: gravity on z for `validMilliseconds`, then `zeroMilliseconds` of reports
     /// whose vector is zero (a sensor stuck at 0), then gravity again for 200 ms.
@@ -49,7 +51,7 @@ final class InputCoordinatorTests: XCTestCase {
             source = "tilt"
             input_timeout_ms = 300
             """, file: "test.toml")
-        let loop = try EventLoop()
+        let loop = try makeManualLoop()
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let coordinator = try InputCoordinator(config: config, loop: loop, logger: logger)
         var controls: [(Control, Instant)] = []
@@ -65,9 +67,9 @@ final class InputCoordinatorTests: XCTestCase {
         XCTAssertEqual(safety.map(\.0), [.inputLost, .inputRestored],
                        "zero vectors must not keep the sensor alive: \(controls.map(\.0))")
         if let lost = safety.first {
-            let after = Double(lost.1.nanoseconds - start.nanoseconds) / 1e6
-            // The last usable sample is at 200 ms (well, the report at 180–200 ms); lost 300 ms later.
-            XCTAssertEqual(after, 500, accuracy: 60, "input lost \(after) ms into the replay")
+            // The last usable sample is the report at 180 ms (the one at 200 ms is the zero vector);
+            // input_timeout_ms = 300 later, the input is lost.
+            XCTAssertEqual(lost.1.duration(since: start), .milliseconds(480), "input lost into the replay")
         }
     }
 }

@@ -77,10 +77,25 @@ final class EventLoopTests: XCTestCase {
     }
 
     func testSyscallErrorCarriesCallAndErrno() {
-        XCTAssertThrowsError(try Syscall.retrying("close 9999") { Glibc.close(9999) }) { error in
+        let path = "/nonexistent-carbridge/x"
+        XCTAssertThrowsError(try Syscall.retrying("open \(path)") { Glibc.open(path, O_RDONLY) }) { error in
             let systemError = error as? SystemError
-            XCTAssertEqual(systemError?.errno, EBADF)
-            XCTAssertEqual(systemError?.call, "close 9999")
+            XCTAssertEqual(systemError?.errno, ENOENT)
+            XCTAssertEqual(systemError?.call, "open \(path)")
+        }
+    }
+
+    /// EBADF and EFAULT are bugs (a `preconditionFailure`, not a thrown error), EINVAL only where the
+    /// caller says so; EBADF on a standard fd is the environment (started with it closed).
+    func testProgrammerErrorsAreTold() {
+        XCTAssertTrue(Syscall.isProgrammerError(EBADF))
+        XCTAssertTrue(Syscall.isProgrammerError(EBADF, fd: 7))
+        XCTAssertTrue(Syscall.isProgrammerError(EFAULT, fd: 1))
+        XCTAssertFalse(Syscall.isProgrammerError(EBADF, fd: 1), "stdout closed by whoever started carbridge")
+        XCTAssertFalse(Syscall.isProgrammerError(EINVAL))
+        XCTAssertTrue(Syscall.isProgrammerError(EINVAL, forbiddingEINVAL: true))
+        for code in [EAGAIN, EPIPE, ECONNREFUSED, EIO, ENOENT, EACCES] {
+            XCTAssertFalse(Syscall.isProgrammerError(code, forbiddingEINVAL: true), "errno \(code)")
         }
     }
 }
@@ -153,5 +168,75 @@ final class BoundedWriterTests: XCTestCase {
         XCTAssertFalse(writer.drain(within: .seconds(2), stallLimit: .milliseconds(200)))  // nobody reads
         XCTAssertLessThan(MonotonicClock.nanoseconds() - startedDrain, 500_000_000)
         writer.finish()
+    }
+}
+
+/// The loop on a manual clock: time moves only when advanced, timers fire in deadline order at their
+/// exact instants, work and fds are handled in between, and no wall time passes.
+final class ManualClockTests: XCTestCase {
+    func testTimersFireInDeadlineOrderAtTheirInstants() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [(String, Instant)] = []
+        loop.schedule(after: .milliseconds(30)) { fired.append(("c", loop.now())) }
+        loop.schedule(after: .milliseconds(10)) {
+            fired.append(("a", loop.now()))
+            loop.schedule(after: .milliseconds(5)) { fired.append(("b", loop.now())) }
+            loop.execute { fired.append(("a-work", loop.now())) }
+        }
+        let dropped = loop.schedule(after: .milliseconds(20)) { fired.append(("cancelled", loop.now())) }
+        loop.cancel(dropped)
+        let wall = MonotonicClock.nanoseconds()
+        XCTAssertEqual(loop.now(), start, "a manual clock does not move by itself")
+        try loop.advance(by: .milliseconds(12))
+        XCTAssertEqual(loop.now(), start + .milliseconds(12))
+        XCTAssertEqual(fired.map(\.0), ["a", "a-work"])
+        try loop.advance(by: .seconds(3600))
+        XCTAssertEqual(fired.map(\.0), ["a", "a-work", "b", "c"])
+        XCTAssertEqual(fired.map { $0.1.duration(since: start) },
+                       [.milliseconds(10), .milliseconds(10), .milliseconds(15), .milliseconds(30)])
+        XCTAssertEqual(loop.now(), start + .milliseconds(12) + .seconds(3600))
+        XCTAssertLessThan(MonotonicClock.nanoseconds() - wall, 1_000_000_000, "an hour of manual time takes no wall time")
+        XCTAssertNil(loop.nextTimerDeadline)
+    }
+
+    func testRunUntilStepsThroughTimersAndStopsWhereStopWasCalled() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var ticks: [Duration] = []
+        func tick() {
+            ticks.append(loop.now().duration(since: start))
+            if ticks.count == 4 { loop.stop() } else { loop.schedule(after: .milliseconds(50), tick) }
+        }
+        loop.schedule(after: .milliseconds(50), tick)
+        try loop.run(until: start + .seconds(10))
+        XCTAssertEqual(ticks, [.milliseconds(50), .milliseconds(100), .milliseconds(150), .milliseconds(200)])
+        XCTAssertEqual(loop.now(), start + .milliseconds(200), "run(until:) returns at the instant of stop()")
+        try loop.run(until: start + .seconds(1))
+        XCTAssertEqual(loop.now(), start + .seconds(1))
+    }
+
+    func testRealFdsArePolledWhileTimeIsAdvanced() throws {
+        let loop = try EventLoop(clock: .manual)
+        let (readEnd, writeEnd) = try Syscall.pipe()
+        defer { Glibc.close(readEnd); Glibc.close(writeEnd) }
+        var received: [(UInt8, Instant)] = []
+        try loop.watch(readEnd, for: .readable) { _ in
+            var byte: UInt8 = 0
+            while (try? withUnsafeMutableBytes(of: &byte) { try Syscall.read(readEnd, into: $0) }) ?? nil == 1 {
+                received.append((byte, loop.now()))
+            }
+        }
+        let start = loop.now()
+        loop.schedule(after: .milliseconds(40)) { var byte: UInt8 = 7; _ = Glibc.write(writeEnd, &byte, 1) }
+        try loop.advance(by: .milliseconds(100))
+        XCTAssertEqual(received.map(\.0), [7])
+        XCTAssertEqual(received.first?.1, start + .milliseconds(40), "read at the instant it was written")
+        // runOnce with a timeout advances at most that far, and not past the next timer.
+        loop.schedule(after: .milliseconds(30)) {}
+        try loop.runOnce(timeout: .milliseconds(10))
+        XCTAssertEqual(loop.now(), start + .milliseconds(110))
+        try loop.runOnce(timeout: .seconds(1))
+        XCTAssertEqual(loop.now(), start + .milliseconds(130))
     }
 }

@@ -4,7 +4,22 @@ import DriveSystem
 
 // Helpers shared by the test targets (a regular target only tests depend on).
 
-/// Runs `loop` until `condition` holds or `timeout` passes; returns whether it held.
+/// A loop on a manual clock (like swift-nio's `EmbeddedEventLoop`): its time moves only when the
+/// test advances it (`advance(by:)`, `run(until:)`, `spin`, `run(_:for:)`), timers fire at their exact
+/// instants, real fds (pipes, socketpairs) are still polled, and no wall time passes.
+package func makeManualLoop() throws -> EventLoop {
+    try EventLoop(clock: .manual)
+}
+
+/// Runs `loop` for `duration` of its time: on a manual loop, advances its clock through every timer
+/// on the way (instant in wall time); on the real loop, waits that long.
+package func run(_ loop: EventLoop, for duration: Duration) throws {
+    try loop.run(until: loop.now().advanced(by: duration))
+}
+
+/// Runs `loop` until `condition` holds or `timeout` passes (in the loop's time); returns whether it held.
+/// On a manual loop each turn that finds nothing to do advances the clock (by at most 50 ms, never
+/// past the next timer), so a timeout there costs no wall time.
 @discardableResult
 package func spin(_ loop: EventLoop, timeout: Duration = .seconds(5), until condition: () -> Bool) throws -> Bool {
     let deadline = loop.now().advanced(by: timeout)
