@@ -10,7 +10,9 @@ let package = Package(
         // by path, so a plain `swift build`/`swift test` here never builds or links a fuzz target).
         .library(
             name: "CarbridgeModules",
-            targets: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveRuntime"]),
+            targets: [
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveTerminal", "DriveRuntime",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,17 +46,20 @@ let package = Package(
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+        // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the
+        // monitor's text. Knows nothing of the bridge or the session (DriveRuntime wires it).
+        .target(name: "DriveTerminal", dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux"]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveTerminal", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
+                "DriveRuntime", "DriveCore", "DriveLink", "CarSim", "DriveInput", "DriveSystem", "DriveTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -78,8 +83,11 @@ let package = Package(
             name: "DriveRuntimeTests",
             dependencies: [
                 "DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
-                "DriveTestSupport",
+                "DriveTerminal", "DriveTestSupport",
             ]),
+        .testTarget(
+            name: "DriveTerminalTests",
+            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput", "DriveSystem"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["DriveCore", "DriveSystem", "CLinux"],

@@ -7,7 +7,9 @@ import Logging
 /// one timer armed at the machine's next deadline, link state changes turned into safety events.
 ///
 /// The machine decides what is sent and when; the bridge only delivers. Every input source
-/// (keyboard, gamepad, tilt, replay) calls `apply(_:)`.
+/// (keyboard, gamepad, tilt, replay) calls `apply(_:)`. What happens (frames delivered, link state
+/// changes, car lines, notices, the drive state) is reported to a `BridgeObserver`, the run's
+/// `RunViewModel`; the bridge keeps none of it for display.
 public final class Bridge {
     /// The event loop everything runs on.
     public let loop: EventLoop
@@ -19,22 +21,13 @@ public final class Bridge {
     private var timerDeadline: Instant?
     private var shuttingDown = false
 
-    /// The last frame handed to the link and when.
-    public private(set) var lastFrame: (frame: Frame, time: Instant)?
     /// How many frames were handed to the link.
     public private(set) var framesSent = 0
-    /// The car's recent lines (at most `historyLimit`).
-    public private(set) var carLines: [(time: Instant, text: String)] = []
-    /// Recent notices for the view (at most `historyLimit`).
-    public private(set) var notices: [String] = []
-    /// Input sources in use, for the view.
-    public var inputs: [String] = [] { didSet { changed() } }
-    /// How many car lines and notices are kept.
-    public var historyLimit = 50
-    /// Called after anything the view shows has changed.
-    public var onChange: (() -> Void)?
-    /// Log every car line (off while the run view shows them itself).
-    public var logsCarLines = true
+    /// Told about everything that happens here (the run's view model); the bridge does not keep it alive.
+    public weak var observer: (any BridgeObserver)?
+    /// Log every car line and notice (off while the observer shows them itself: the run view, whose
+    /// diverted log would otherwise show them twice).
+    public var logsReports = true
     /// Called each time the link comes up.
     public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
@@ -52,13 +45,6 @@ public final class Bridge {
 
     /// The drive state right now.
     public var state: DriveState { machine.state }
-
-    /// Everything the view shows.
-    public var snapshot: BridgeSnapshot {
-        BridgeSnapshot(
-            state: machine.state, linkName: link.name, linkStatus: link.state.description,
-            lastFrame: lastFrame, framesSent: framesSent, carLines: carLines, notices: notices, inputs: inputs)
-    }
 
     /// Starts the link (connecting in the background).
     public func start() {
@@ -96,16 +82,10 @@ public final class Bridge {
         }
     }
 
-    /// Logs a notice; while the run view is up, the log sink shows it among the view's notices.
+    /// A notice for the driver: logged (unless `logsReports` is off) and reported to the observer.
     public func note(_ text: String) {
-        logger.notice("\(text)")
-    }
-
-    /// Adds a line to the view's notices only.
-    public func appendNotice(_ text: String) {
-        notices.append(text)
-        if notices.count > historyLimit { notices.removeFirst(notices.count - historyLimit) }
-        changed()
+        if logsReports { logger.notice("\(text)") }
+        observer?.bridge(self, noted: text, at: loop.now())
     }
 
     /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
@@ -134,9 +114,9 @@ public final class Bridge {
         for frame in frames {
             if link.state.isUp {
                 link.send(frame)
-                lastFrame = (frame, now)
                 framesSent += 1
                 onFrame?(frame, now)
+                observer?.bridge(self, delivered: frame, at: now)
             }
         }
         rearm()
@@ -160,11 +140,12 @@ public final class Bridge {
         let frames = machine.tick(at: now)
         if before && !machine.state.engineOn { note("idle timeout: engine off") }
         deliver(frames, at: now)
-        if !frames.isEmpty { changed() }
+        changed()
     }
 
     private func linkChanged(to state: LinkState) {
         let now = loop.now()
+        observer?.bridge(self, linkChanged: state)
         switch state {
         case .up:
             note("link up: \(link.name)")
@@ -181,11 +162,10 @@ public final class Bridge {
     }
 
     private func carSaid(_ line: CarLine) {
-        if logsCarLines { logger.info("car: \(line.text)") }
-        carLines.append((line.time, line.text))
-        if carLines.count > historyLimit { carLines.removeFirst(carLines.count - historyLimit) }
-        changed()
+        if logsReports { logger.info("car: \(line.text)") }
+        observer?.bridge(self, received: line)
     }
 
-    private func changed() { onChange?() }
+    /// Tells the observer the drive state (it may not have changed).
+    private func changed() { observer?.bridge(self, stateIs: machine.state) }
 }

@@ -71,7 +71,12 @@ public struct ConsoleLogHandler: LogHandler {
         var all = metadata
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
         let extras = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        sink.emit("\(WallClock.now()) \(event.level) \(label): \(event.message)\(extras)")
+        sink.emit(Self.line(level: event.level, label: label, message: "\(event.message)") + extras)
+    }
+
+    /// A line as this handler writes it, stamped now: `<HH:MM:SS.mmm> <level> <label>: <message>`.
+    public static func line(level: Logger.Level, label: String, message: String) -> String {
+        "\(WallClock.now()) \(level) \(label): \(message)"
     }
 
 }

@@ -2,6 +2,7 @@ import DriveCore
 import DriveLink
 import DriveSystem
 import CLinux
+import DriveTerminal
 import Glibc
 import DriveInput
 import Logging
@@ -35,6 +36,8 @@ public final class RunSession {
     private let sink: LogSink
     private let loop: EventLoop
     private var bridge: Bridge!
+    /// What the live view shows (kept whether or not the view is up).
+    private var model: RunViewModel!
     private var terminal: TerminalMode?
     private var screen: TerminalScreen?
     private var keyboard: KeyboardControls
@@ -70,25 +73,29 @@ public final class RunSession {
         let link = try LinkFactory.make(url: url, loop: loop, encoder: encoder, options: config.link.options)
         let bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
         self.bridge = bridge
+        let model = RunViewModel(observing: bridge)
+        self.model = model
 
         defer { restoreTerminal(finalText: "") }
         let interactive = options.keyboard && config.keyboard.enabled && TerminalMode.isTerminal(0)
         if interactive {
             try startKeyboard()
-            bridge.inputs.append("keyboard")
+            model.inputs.append("keyboard")
         }
         if interactive && options.view && TerminalMode.isTerminal(1) {
-            let screen = try TerminalScreen(fd: 1, loop: loop) { [weak bridge] in
-                guard let bridge else { return "" }
-                var size = winsize()
-                let columns = cb_ioctl_ptr(1, cb_TIOCGWINSZ(), &size) == 0 && size.ws_col > 0 ? Int(size.ws_col) : 80
-                let rows = size.ws_row > 0 ? Int(size.ws_row) : 24
-                return RunView.render(bridge.snapshot, columns: columns, rows: rows)
+            let screen = try TerminalScreen(fd: 1, loop: loop) { [weak model] in
+                guard let model else { return "" }
+                let size = TerminalScreen.size(of: 1)
+                return RunView.render(model.snapshot, columns: size.columns, rows: size.rows)
             }
             self.screen = screen
-            sink.divert { [weak bridge] line in bridge?.noteFromLog(line) }
-            bridge.logsCarLines = false
-            bridge.onChange = { [weak screen] in screen?.setNeedsDisplay() }
+            // The view shows the car's lines and the bridge's notices itself (notices as the log
+            // would show them); every other log line goes to its notices while it is up.
+            let label = logger.label
+            model.noticeText = { ConsoleLogHandler.line(level: .notice, label: label, message: $0) }
+            sink.divert { [weak model] line in model?.appendNotice(line) }
+            bridge.logsReports = false
+            model.onChange = { [weak screen] in screen?.setNeedsDisplay() }
             screen.setNeedsDisplay()
         }
         // SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
@@ -99,7 +106,7 @@ public final class RunSession {
             self?.received(signal)
         }
         try startInputs(bridge)
-        if bridge.inputs.isEmpty && options.replay == nil {
+        if model.inputs.isEmpty && options.replay == nil {
             logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
         }
         bridge.start()
@@ -230,9 +237,9 @@ public final class RunSession {
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         self.inputs = inputs
         inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.onDeviceChange = { [weak self, weak bridge] _, _ in
-            guard let self, let bridge else { return }
-            bridge.inputs = (self.terminal != nil ? ["keyboard"] : []) + inputs.activeDescriptions
+        inputs.onDeviceChange = { [weak self] _, _ in
+            guard let self else { return }
+            self.model.inputs = (self.terminal != nil ? ["keyboard"] : []) + inputs.activeDescriptions
         }
         inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
         if let recording = options.replay {
@@ -307,6 +314,8 @@ public final class RunSession {
 
     private func restoreTerminal(finalText: String) {
         sink.divert(to: nil)
+        bridge?.logsReports = true
+        model?.onChange = nil
         screen?.close(finalText: finalText)
         screen = nil
         terminal?.restore()
@@ -321,12 +330,5 @@ public final class RunSession {
         case SIGQUIT: return "SIGQUIT"
         default: return "signal \(signal)"
         }
-    }
-}
-
-extension Bridge {
-    /// Shows a log line in the view's notices without logging it again.
-    func noteFromLog(_ line: String) {
-        appendNotice(line)
     }
 }

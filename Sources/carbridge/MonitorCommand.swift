@@ -4,6 +4,7 @@ import DriveInput
 import DriveMapping
 import DriveRuntime
 import DriveSystem
+import DriveTerminal
 import Foundation
 import Logging
 
@@ -190,7 +191,7 @@ private final class MonitorPrinter {
     private var lastSamplePrinted: Instant?
 
     init(config: CarbridgeConfig, loop: EventLoop, printEverySample: Bool) {
-        formatter = MonitorFormatter(hysteresisDegrees: config.drive.hysteresisDegrees)
+        formatter = MonitorFormatter(hysteresisDegrees: config.drive.hysteresisDegrees, resolver: EventCodeNames())
         machine = DriveMachine(settings: config.drive)
         // No car here: the monitor shows what a connected car would get (its handshake is not shown).
         _ = machine.handle(.linkUp, at: loop.now())

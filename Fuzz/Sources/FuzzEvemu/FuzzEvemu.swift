@@ -5,6 +5,7 @@ import DriveCore
 import DriveInput
 import DriveMapping
 import DriveRuntime
+import DriveTerminal
 import DriveSystem
 import FuzzSupport
 
@@ -59,7 +60,7 @@ public func fuzzEvemu(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let role: DeviceRole = isAccelerometer ? .accelerometer : .gamepad
     var assembler = EvdevFrameAssembler(absInfo: recording.info.axes, isAccelerometer: isAccelerometer)
     var mapper = ControlMapper(settings: isAccelerometer ? tiltSettings : stickSettings)
-    var formatter = MonitorFormatter(hysteresisDegrees: 2)
+    var formatter = MonitorFormatter(hysteresisDegrees: 2, resolver: EventCodeNames())
     var machine = DriveMachine()
     var time = start
     for (index, event) in events.prefix(2048).enumerated() {

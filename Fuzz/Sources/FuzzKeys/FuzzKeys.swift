@@ -1,5 +1,5 @@
 // The terminal keyboard: TerminalKeyDecoder, fed whole and in pieces, with the invariants of its rules.
-import DriveRuntime
+import DriveTerminal
 import FuzzSupport
 
 @_cdecl("LLVMFuzzerTestOneInput")

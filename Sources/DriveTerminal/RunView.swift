@@ -6,7 +6,7 @@ public enum RunView {
     /// The screen for `snapshot`, sized for `columns` × `rows`, with ANSI home/clear.
     /// `timeText` turns the snapshot's instants into what a person reads (local `HH:MM:SS.mmm`).
     public static func render(
-        _ snapshot: BridgeSnapshot, columns: Int = 80, rows: Int = 24,
+        _ snapshot: RunSnapshot, columns: Int = 80, rows: Int = 24,
         timeText: (Instant) -> String = WallClock.timeOfDay
     ) -> String {
         let s = snapshot.state

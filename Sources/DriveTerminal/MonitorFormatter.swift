@@ -1,5 +1,4 @@
 import DriveCore
-import DriveInput
 import DriveMapping
 
 /// The text of `carbridge monitor`: raw frames in words, the controls they became, and the
@@ -13,8 +12,9 @@ public struct MonitorFormatter {
     public private(set) var range: Int?
     private let resolver: any EventCodeResolver
 
-    /// Creates a formatter; `resolver` names evdev codes (libevdev by default).
-    public init(hysteresisDegrees: Double, resolver: any EventCodeResolver = EventCodeNames()) {
+    /// Creates a formatter; `resolver` names evdev codes (`DriveInput.EventCodeNames`, libevdev's names,
+    /// for the real monitor).
+    public init(hysteresisDegrees: Double, resolver: any EventCodeResolver) {
         self.hysteresisDegrees = hysteresisDegrees
         self.resolver = resolver
     }

@@ -1,12 +1,12 @@
 import DriveCore
 import DriveInput
 import DriveMapping
-import DriveRuntime
+import DriveTerminal
 import XCTest
 
 final class MonitorFormatterTests: XCTestCase {
     func testDescribesKeysAxesAndAcceleration() {
-        let formatter = MonitorFormatter(hysteresisDegrees: 2)
+        let formatter = MonitorFormatter(hysteresisDegrees: 2, resolver: EventCodeNames())
         let frame = InputFrame(
             time: .zero, axes: [AxisValue(code: 0, value: -0.5, raw: -16384)],
             keys: [KeyChange(code: 304, pressed: true), KeyChange(code: 315, pressed: false)],
@@ -18,7 +18,7 @@ final class MonitorFormatterTests: XCTestCase {
     }
 
     func testRangeFollowsTheTableThenHysteresis() {
-        var formatter = MonitorFormatter(hysteresisDegrees: 2)
+        var formatter = MonitorFormatter(hysteresisDegrees: 2, resolver: EventCodeNames())
         XCTAssertEqual(formatter.stateText, "θ 0.0° / range 0")
         XCTAssertEqual(formatter.apply(.steer(16)), "steer +16.0°")
         XCTAssertEqual(formatter.range, 1, "the first steer uses the bare table")
@@ -33,7 +33,7 @@ final class MonitorFormatterTests: XCTestCase {
     }
 
     func testLineAndControlNames() {
-        var formatter = MonitorFormatter(hysteresisDegrees: 0)
+        var formatter = MonitorFormatter(hysteresisDegrees: 0, resolver: EventCodeNames())
         let names = [Control.engine, .speedUp, .function(3), .setSpeed(40), .deadman(held: true), .inputLost]
             .map { formatter.apply($0) }
         XCTAssertEqual(names, ["engine", "speed_up", "f3", "speed = 40", "deadman held", "INPUT LOST"])
@@ -46,7 +46,7 @@ final class MonitorFormatterTests: XCTestCase {
 
     /// Regression: `Int64(x)` trapped for |x| × 100 beyond Int64 (IIO `(raw + offset) × scale` can be anything).
     func testFormattingIsTotalForHugeAndNonFiniteValues() {
-        var formatter = MonitorFormatter(hysteresisDegrees: 2)
+        var formatter = MonitorFormatter(hysteresisDegrees: 2, resolver: EventCodeNames())
         let frame = InputFrame(
             time: .zero, axes: [AxisValue(code: 0, value: 1e300, raw: 7)],
             acceleration: Vector3(x: 1e17, y: -.infinity, z: .nan))

@@ -1,4 +1,4 @@
-import DriveRuntime
+import DriveTerminal
 import XCTest
 
 final class TerminalKeyDecoderTests: XCTestCase {

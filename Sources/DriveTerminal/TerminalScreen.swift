@@ -33,6 +33,13 @@ public final class TerminalScreen {
         write("\u{1B}[?25l")  // hide the cursor
     }
 
+    /// The size of the terminal on `fd` in columns × rows (80 × 24 when it does not say).
+    public static func size(of fd: Int32) -> (columns: Int, rows: Int) {
+        var size = winsize()
+        guard cb_ioctl_ptr(fd, cb_TIOCGWINSZ(), &size) == 0 else { return (80, 24) }
+        return (size.ws_col > 0 ? Int(size.ws_col) : 80, size.ws_row > 0 ? Int(size.ws_row) : 24)
+    }
+
     /// Asks for a redraw soon (coalesced).
     public func setNeedsDisplay() {
         guard !scheduled, !closed, !paused else { return }

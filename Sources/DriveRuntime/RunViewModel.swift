@@ -1,0 +1,89 @@
+import DriveCore
+import DriveLink
+import DriveTerminal
+
+/// What the live view of `carbridge run` (and later a browser dashboard) reads: the drive state,
+/// the link's name and status, the last frame and its time, the frames sent, the car's recent lines
+/// with their times, notices and the inputs in use.
+///
+/// Fed directly by the bridge as its `BridgeObserver` (no round trip through the log); read as one
+/// value, `snapshot`. Everything happens on the bridge's event loop.
+public final class RunViewModel: BridgeObserver {
+    /// Everything shown, as a value.
+    public private(set) var snapshot: RunSnapshot
+    /// How many car lines and notices are kept (the oldest go first).
+    public var historyLimit = 50 {
+        didSet { trim() }
+    }
+    /// Called after anything shown has changed.
+    public var onChange: (() -> Void)?
+    /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
+    /// log shows every other line; by default the bare text).
+    public var noticeText: (String) -> String = { $0 }
+
+    /// An empty view of the link `linkName` (engine off, nothing sent, link not started).
+    public init(linkName: String, linkStatus: String = LinkState.down(reason: "not started").description) {
+        snapshot = RunSnapshot(linkName: linkName, linkStatus: linkStatus)
+    }
+
+    /// A view of `bridge`, which reports to it from now on (it keeps the model only weakly).
+    public convenience init(observing bridge: Bridge) {
+        self.init(linkName: bridge.link.name, linkStatus: bridge.link.state.description)
+        snapshot.state = bridge.state
+        snapshot.framesSent = bridge.framesSent
+        bridge.observer = self
+    }
+
+    /// The input sources in use, in words.
+    public var inputs: [String] {
+        get { snapshot.inputs }
+        set {
+            snapshot.inputs = newValue
+            changed()
+        }
+    }
+
+    /// Adds a line to the notices as it is (a log line while the run view diverts the log).
+    public func appendNotice(_ text: String) {
+        snapshot.notices.append(text)
+        trim()
+        changed()
+    }
+
+    // MARK: BridgeObserver
+
+    public func bridge(_ bridge: Bridge, stateIs state: DriveState) {
+        guard state != snapshot.state else { return }
+        snapshot.state = state
+        changed()
+    }
+
+    public func bridge(_ bridge: Bridge, delivered frame: Frame, at time: Instant) {
+        snapshot.lastFrame = (frame, time)
+        snapshot.framesSent += 1
+        changed()
+    }
+
+    public func bridge(_ bridge: Bridge, linkChanged state: LinkState) {
+        snapshot.linkStatus = state.description
+        changed()
+    }
+
+    public func bridge(_ bridge: Bridge, received line: CarLine) {
+        snapshot.carLines.append((line.time, line.text))
+        trim()
+        changed()
+    }
+
+    public func bridge(_ bridge: Bridge, noted text: String, at time: Instant) {
+        appendNotice(noticeText(text))
+    }
+
+    private func trim() {
+        let limit = max(0, historyLimit)
+        if snapshot.carLines.count > limit { snapshot.carLines.removeFirst(snapshot.carLines.count - limit) }
+        if snapshot.notices.count > limit { snapshot.notices.removeFirst(snapshot.notices.count - limit) }
+    }
+
+    private func changed() { onChange?() }
+}

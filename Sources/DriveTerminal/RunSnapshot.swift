@@ -1,0 +1,38 @@
+import DriveCore
+
+/// What a run looks like right now: everything the live view shows, as a value (DriveRuntime's
+/// `RunViewModel` keeps it up to date; `RunView` renders it).
+public struct RunSnapshot: Sendable {
+    /// The drive state.
+    public var state: DriveState
+    /// The link's URL as configured.
+    public var linkName: String
+    /// The link's state in words ("up", "connecting", "down: …").
+    public var linkStatus: String
+    /// The last frame handed to the link, and when.
+    public var lastFrame: (frame: Frame, time: Instant)?
+    /// Frames handed to the link so far.
+    public var framesSent: Int
+    /// The car's most recent lines, oldest first.
+    public var carLines: [(time: Instant, text: String)]
+    /// Recent notices and (while the view is up) log lines, oldest first.
+    public var notices: [String]
+    /// The input sources in use, in words.
+    public var inputs: [String]
+
+    /// Creates a snapshot (by default: engine off, nothing sent, nothing heard).
+    public init(
+        state: DriveState = DriveState(), linkName: String, linkStatus: String,
+        lastFrame: (frame: Frame, time: Instant)? = nil, framesSent: Int = 0,
+        carLines: [(time: Instant, text: String)] = [], notices: [String] = [], inputs: [String] = []
+    ) {
+        self.state = state
+        self.linkName = linkName
+        self.linkStatus = linkStatus
+        self.lastFrame = lastFrame
+        self.framesSent = framesSent
+        self.carLines = carLines
+        self.notices = notices
+        self.inputs = inputs
+    }
+}
