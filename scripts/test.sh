@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: builds carbridge and runs every test.
 #   scripts/test.sh              unit + end-to-end tests (swift test), then 20 s of libFuzzer per
-#                                fuzz target (scripts/fuzz.sh --seconds 20, about 4 minutes with its
+#                                fuzz target (scripts/fuzz.sh --seconds 20, about 6 minutes with its
 #                                build), then the real-kernel scenarios in a QEMU guest
 #                                (Tests/kernel/run.sh --install)
 #   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
