@@ -10,7 +10,9 @@ let package = Package(
         // by path, so a plain `swift build`/`swift test` here never builds or links a fuzz target).
         .library(
             name: "CarbridgeModules",
-            targets: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveRuntime"]),
+            targets: [
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveRuntime",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -44,17 +46,23 @@ let package = Package(
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+        // The config file: TOML → typed, validated values (parsed once, every problem as file:line), the editor.
+        .target(
+            name: "DriveConfig",
+            dependencies: [
+                "DriveCore", "DriveMapping", "DriveLink",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -75,9 +83,12 @@ let package = Package(
             dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
             resources: [.copy("Fixtures")]),
         .testTarget(
+            name: "DriveConfigTests",
+            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "DriveInput"]),
+        .testTarget(
             name: "DriveRuntimeTests",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
                 "DriveTestSupport",
             ]),
         .testTarget(
