@@ -361,7 +361,7 @@ public struct CarbridgeConfig: Sendable {
 
         if let t = p.table(top, "buttons") {
             let longPress = p.table(t, "long_press")
-            config.buttons = bindings(in: t, p)
+            config.buttons = bindings(in: t, p, skipping: "long_press")
             config.longPressButtons = longPress.map { bindings(in: $0, p) } ?? []
             if let longPress { p.finish(longPress) }
             p.finish(t)
@@ -374,8 +374,9 @@ public struct CarbridgeConfig: Sendable {
     }
 
     /// The entries of `[buttons]` or `[buttons.long_press]` whose action is known; the others are problems.
-    private static func bindings(in table: ConfigTable, _ p: Problems) -> [Binding] {
-        table.stringEntries { p.errors.append($0) }.compactMap { entry in
+    /// (`skipping` a key read as something else: `long_press`, reported already when it is not a table.)
+    private static func bindings(in table: ConfigTable, _ p: Problems, skipping skipped: String? = nil) -> [Binding] {
+        table.stringEntries { p.errors.append($0) }.filter { $0.key != skipped }.compactMap { entry in
             guard let action = ButtonAction(rawValue: entry.value) else {
                 p.errors.append(table.error(
                     entry.key,

@@ -91,6 +91,13 @@ final class AllErrorsTests: XCTestCase {
         XCTAssertEqual(found[7].message, "expected a string, found an integer")
     }
 
+    func testLongPressThatIsNotATableIsOneError() {
+        let found = errors("[buttons]\nBTN_START = \"engine\"\nlong_press = \"gear\"\n")
+        XCTAssertEqual(found.map(\.description), [
+            "my.toml:3: buttons.long_press: expected a table ([buttons.long_press]), found a string",
+        ])
+    }
+
     func testASyntaxErrorIsTheOnlyError() {
         let found = errors("[drive]\nmax_speed = 125\nx = = 3\n")
         XCTAssertEqual(found.count, 1)
