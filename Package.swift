@@ -11,7 +11,8 @@ let package = Package(
         .library(
             name: "CarbridgeModules",
             targets: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveTerminal", "DriveRuntime",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveTerminal",
+                "DriveRuntime",
             ]),
     ],
     dependencies: [
@@ -46,20 +47,28 @@ let package = Package(
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+        // The config file: TOML → typed, validated values (parsed once, every problem as file:line), the editor.
+        .target(
+            name: "DriveConfig",
+            dependencies: [
+                "DriveCore", "DriveMapping", "DriveLink",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]),
         // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the
         // monitor's text. Knows nothing of the bridge or the session (DriveRuntime wires it).
         .target(name: "DriveTerminal", dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux"]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveTerminal", "CLinux",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
+                "DriveTerminal", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveLink", "CarSim", "DriveInput", "DriveSystem", "DriveTerminal",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
+                "DriveTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -80,10 +89,13 @@ let package = Package(
             dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
             resources: [.copy("Fixtures")]),
         .testTarget(
+            name: "DriveConfigTests",
+            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "DriveInput"]),
+        .testTarget(
             name: "DriveRuntimeTests",
             dependencies: [
-                "DriveRuntime", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "CLinux",
-                "DriveTerminal", "DriveTestSupport",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput",
+                "CLinux", "DriveTerminal", "DriveTestSupport",
             ]),
         .testTarget(
             name: "DriveTerminalTests",

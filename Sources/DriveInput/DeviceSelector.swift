@@ -1,28 +1,6 @@
 import DriveMapping
 import Glibc
 
-/// How a config entry picks a device. Never by `eventN` (it changes on every replug).
-public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
-    /// The first device of the right class.
-    case auto
-    /// A name glob (`*` any run, `?` one character, `[…]` a set), e.g. `*X-Box*`.
-    case nameGlob(String)
-    /// A USB/Bluetooth id pair, e.g. `045e:028e`.
-    case vendorProduct(vendor: UInt16, product: UInt16)
-    /// A udev syspath (`/sys/devices/…`) or `ID_PATH` (`pci-0000:00:14.0-usb-0:2:1.0`).
-    case udevPath(String)
-
-    public var description: String {
-        switch self {
-        case .auto: return "auto"
-        case .nameGlob(let glob): return "name \"\(glob)\""
-        case .vendorProduct(let vendor, let product):
-            return DeviceSelector.vendorProductText(vendor: vendor, product: product)
-        case .udevPath(let path): return "path \(path)"
-        }
-    }
-}
-
 extension DeviceRole {
     /// The classes that can fill the role, best first; `auto` only takes the first.
     public var acceptedClasses: [DeviceClass] {
@@ -36,43 +14,24 @@ extension DeviceRole {
 
 /// Picks devices for config entries. Pure.
 public enum DeviceSelector {
-    /// Reads a config value: `auto`; `vvvv:pppp` in hex; `/sys/…` or `path:…` or a udev `ID_PATH`
-    /// (`pci-…`, `platform-…`, `acpi-…`, `usb-…`); `name:GLOB`; anything else is a name glob.
-    public static func parse(_ text: String) -> DeviceMatch {
-        let trimmed = text.trimmingSpaces()
-        if trimmed.isEmpty || trimmed.lowercased() == "auto" { return .auto }
-        if let ids = parseVendorProduct(trimmed) { return .vendorProduct(vendor: ids.vendor, product: ids.product) }
-        if trimmed.hasPrefix("name:") { return .nameGlob(String(trimmed.dropFirst(5))) }
-        if trimmed.hasPrefix("path:") { return .udevPath(String(trimmed.dropFirst(5))) }
-        if trimmed.hasPrefix("/sys/") || trimmed.hasPrefix("/devices/") { return .udevPath(trimmed) }
-        for prefix in ["pci-", "platform-", "acpi-", "usb-"] where trimmed.hasPrefix(prefix) && !trimmed.contains(" ") {
-            return .udevPath(trimmed)
-        }
-        return .nameGlob(trimmed)
-    }
+    /// Reads a config value (see `DeviceMatch(parsing:)`).
+    public static func parse(_ text: String) -> DeviceMatch { DeviceMatch(parsing: text) }
 
     /// `vvvv:pppp` (exactly four hex digits each) as numbers.
     public static func parseVendorProduct(_ text: String) -> (vendor: UInt16, product: UInt16)? {
-        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 4 }),
-            let vendor = UInt16(parts[0], radix: 16), let product = UInt16(parts[1], radix: 16)
-        else { return nil }
-        return (vendor, product)
+        DeviceMatch.parseVendorProduct(text)
     }
 
     /// `045e:028e`-style text.
     public static func vendorProductText(vendor: UInt16, product: UInt16) -> String {
-        func hex(_ value: UInt16) -> String {
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
-        }
-        return "\(hex(vendor)):\(hex(product))"
+        DeviceMatch.vendorProductText(vendor: vendor, product: product)
     }
 
     /// True when `match` names `device` (`auto` matches everything; the role decides the class).
     public static func matches(_ match: DeviceMatch, _ device: InputDeviceDescriptor) -> Bool {
         switch match {
         case .auto: return true
+        case .none: return false
         case .nameGlob(let glob): return globMatches(glob, device.name)
         case .vendorProduct(let vendor, let product): return device.vendor == vendor && device.product == product
         case .udevPath(let path):
@@ -90,6 +49,7 @@ public enum DeviceSelector {
     public static func select(
         _ match: DeviceMatch, role: DeviceRole, among devices: [InputDeviceDescriptor]
     ) -> InputDeviceDescriptor? {
+        if match == .none { return nil }
         if match == .auto {
             let autoClasses: [DeviceClass] = role == .accelerometer ? [.accelerometer, .iioAccelerometer] : [role.acceptedClasses[0]]
             return devices.first { autoClasses.contains($0.deviceClass) }

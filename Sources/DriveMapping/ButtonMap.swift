@@ -37,29 +37,48 @@ public struct ButtonMap: Hashable, Sendable {
     public static func parse(
         bindings: [Binding], longPress: [Binding] = [], resolver: any EventCodeResolver
     ) throws(ButtonMapError) -> ButtonMap {
+        let result = resolveAll(bindings: bindings, longPress: longPress, resolver: resolver)
+        if let first = result.errors.first { throw first }
+        return result.map
+    }
+
+    /// Resolves and validates config bindings, going on after a problem: the map of every binding that is
+    /// fine, and every problem in binding order (short presses, then long presses).
+    public static func resolveAll(
+        bindings: [Binding], longPress: [Binding] = [], resolver: any EventCodeResolver
+    ) -> (map: ButtonMap, errors: [ButtonMapError]) {
         var map = ButtonMap()
+        var errors: [ButtonMapError] = []
         var firstLines: [ButtonInput: Int?] = [:]
         for binding in bindings {
-            let (input, action) = try resolve(binding, resolver: resolver)
-            if let firstLine = firstLines[input] {
-                throw ButtonMapError(.duplicate(name: binding.name, firstLine: firstLine), line: binding.line)
+            do throws(ButtonMapError) {
+                let (input, action) = try resolve(binding, resolver: resolver)
+                if let firstLine = firstLines[input] {
+                    throw ButtonMapError(.duplicate(name: binding.name, firstLine: firstLine), line: binding.line)
+                }
+                firstLines[input] = binding.line
+                map.shortPress[input] = action
+            } catch {
+                errors.append(error)
             }
-            firstLines[input] = binding.line
-            map.shortPress[input] = action
         }
         firstLines = [:]
         for binding in longPress {
-            let (input, action) = try resolve(binding, resolver: resolver)
-            if let firstLine = firstLines[input] {
-                throw ButtonMapError(.duplicate(name: binding.name, firstLine: firstLine), line: binding.line)
+            do throws(ButtonMapError) {
+                let (input, action) = try resolve(binding, resolver: resolver)
+                if let firstLine = firstLines[input] {
+                    throw ButtonMapError(.duplicate(name: binding.name, firstLine: firstLine), line: binding.line)
+                }
+                firstLines[input] = binding.line
+                if action == .deadman || map.shortPress[input] == .deadman {
+                    throw ButtonMapError(.deadmanWithLongPress(name: binding.name), line: binding.line)
+                }
+                map.longPress[input] = action
+            } catch {
+                errors.append(error)
             }
-            firstLines[input] = binding.line
-            if action == .deadman || map.shortPress[input] == .deadman {
-                throw ButtonMapError(.deadmanWithLongPress(name: binding.name), line: binding.line)
-            }
-            map.longPress[input] = action
         }
-        return map
+        return (map, errors)
     }
 
     /// Resolves one binding's button and action.

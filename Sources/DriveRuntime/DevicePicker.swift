@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveInput
 import DriveMapping
 
@@ -19,9 +20,7 @@ public struct DevicePicker: Sendable {
 
     /// Builds the entries from a config.
     public init(config: CarbridgeConfig) {
-        func match(_ text: String) -> DeviceMatch? {
-            text == "none" || text.isEmpty ? nil : DeviceSelector.parse(text)
-        }
+        func match(_ match: DeviceMatch) -> DeviceMatch? { match == .none ? nil : match }
         var entries = [Entry(key: "devices.gamepad", role: .gamepad, match: match(config.devices.gamepad))]
         if config.steering.source == .tilt {
             entries.append(Entry(key: "devices.accelerometer", role: .accelerometer, match: match(config.devices.accelerometer)))

@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveCore
 import DriveInput
 import DriveMapping
@@ -51,13 +52,13 @@ public final class InputCoordinator {
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
 
-    /// Prepares the coordinator (resolves the mapping; throws `ConfigError`).
+    /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded).
     public init(config: CarbridgeConfig, loop: EventLoop, logger: Logger) throws {
         self.config = config
         self.loop = loop
         self.logger = logger
         self.picker = DevicePicker(config: config)
-        self.mapper = ControlMapper(settings: try MappingConfiguration.mapperSettings(for: config))
+        self.mapper = ControlMapper(settings: config.mapperSettings)
         self.inputTimeout = .milliseconds(config.steering.inputTimeoutMilliseconds)
         self.watchdog = SampleWatchdog(timeout: inputTimeout)
     }

@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveCore
 import DriveLink
 import DriveSystem
@@ -262,13 +263,13 @@ public final class RunSession {
     }
 
     private func calibrated(_ neutral: Double) {
-        let rounded = (neutral * 10).rounded() / 10
+        let rounded = ConfigFileEditor.roundedNeutral(neutral)
         guard let file = config.file else {
             logger.notice("calibrated: neutral_deg = \(rounded) (no config file to save it in; use --config)")
             return
         }
         do {
-            try ConfigFileEditor.set(file: file, table: "steering", key: "neutral_deg", value: "\(rounded)")
+            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
             logger.notice("calibrated: neutral_deg = \(rounded), saved in \(file)")
         } catch {
             logger.error("calibrated (neutral_deg = \(rounded)) but could not save it in \(file): \(error)")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveConfig
 import DriveCore
 import DriveInput
 import DriveMapping
@@ -49,11 +50,11 @@ struct CalibrateCommand: ParsableCommand {
     func run() throws {
         var config: CarbridgeConfig
         do { config = try common.loadConfig() } catch { throw reportFailure(error) }
-        if let device { config.devices.accelerometer = device }
+        if let device { config.devices.accelerometer = DeviceMatch(parsing: device) }
         // Calibrate as tilt steering would map, whatever the config's steering source is now.
         config.steering.source = .tilt
         do {
-            guard let tilt = try MappingConfiguration.mapperSettings(for: config).tilt else {
+            guard let tilt = config.mapperSettings.tilt else {
                 throw CalibrationError(message: "tilt steering is not configured")
             }
             let loop = try EventLoop()
@@ -77,32 +78,30 @@ struct CalibrateCommand: ParsableCommand {
             if let low = rolls.min(), let high = rolls.max(), high - low > 5 {
                 say("calibrate: warning: the roll varied by \(Int((high - low).rounded()))° while sampling; hold the device still and run it again")
             }
-            let rounded = (neutral * 10).rounded() / 10
+            let rounded = ConfigFileEditor.roundedNeutral(neutral)
             let magnitude = (average.x * average.x + average.y * average.y + average.z * average.z).squareRoot()
             say("calibrate: \(samples.count) samples, gravity \(String(format: "%.2f", magnitude)) m/s², roll \(rounded)°")
-            try save(rounded, config: config)
+            try save(neutral)
         } catch {
             throw reportFailure(error)
         }
     }
 
-    private func save(_ neutral: Double, config: CarbridgeConfig) throws {
+    private func save(_ neutral: Double) throws {
+        let rounded = ConfigFileEditor.roundedNeutral(neutral)
         guard let file = common.config else {
-            say("neutral_deg = \(neutral)")
-            say("not saved (no --config FILE): put `neutral_deg = \(neutral)` in the [steering] table of your config, "
+            say("neutral_deg = \(rounded)")
+            say("not saved (no --config FILE): put `neutral_deg = \(rounded)` in the [steering] table of your config, "
                 + "or run carbridge calibrate --config FILE")
             return
         }
         do {
-            try ConfigFileEditor.set(file: file, table: "steering", key: "neutral_deg", value: "\(neutral)")
+            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
         } catch {
-            throw CalibrationError(message: "neutral_deg = \(neutral), but \(file) could not be written (\(error)); "
+            throw CalibrationError(message: "neutral_deg = \(rounded), but it could not be saved in \(file) (\(error)); "
                 + "set it by hand in the [steering] table")
         }
-        // The file must still be a valid config after the edit.
-        let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
-        _ = try CarbridgeConfig.parse(text: text, file: file)
-        say("neutral_deg = \(neutral) saved in \(file) [steering]")
+        say("neutral_deg = \(rounded) saved in \(file) [steering]")
     }
 
     private func openAccelerometer(config: CarbridgeConfig, loop: EventLoop) throws -> AccelerometerSampler {
@@ -118,10 +117,10 @@ struct CalibrateCommand: ParsableCommand {
         let devices = UdevWatcher.enumerate()
         let picked = DevicePicker(config: config).assignments(among: devices).first { $0.entry.role == .accelerometer }
         guard let descriptor = picked?.device else {
-            let wanted = config.devices.accelerometer
+            let wanted = config.devices.accelerometer.configValue
             let found = devices.filter { $0.deviceClass == .accelerometer || $0.deviceClass == .iioAccelerometer }
             var message = "no accelerometer found for devices.accelerometer = \"\(wanted)\""
-            if wanted == "none" {
+            if config.devices.accelerometer == .none {
                 message += "; set [devices] accelerometer to \"auto\", a name glob or vendor:product, or pass --device"
             } else if found.isEmpty {
                 message += ": udev lists \(devices.count) input device(s) and none is an accelerometer. "

@@ -1,13 +1,18 @@
 import ArgumentParser
-import DriveRuntime
+import DriveConfig
+import DriveSystem
 import Foundation
 
 /// `carbridge check-config FILE`: validate a config file without running anything.
 struct CheckConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
-        abstract: "Check a config file: syntax, unknown keys, types and ranges, each reported as file:line.",
-        discussion: "Exit status 0 when the file is valid (a summary is printed), 1 otherwise.")
+        abstract: "Check a config file: syntax, unknown keys, types, ranges and evdev names, each reported as file:line.",
+        discussion: """
+            Every problem in the file is reported, one line each (file:line: key: message), in file order; \
+            only a TOML syntax error stops the check where it is. Exit status 0 when the file is valid (a \
+            summary is printed), 1 otherwise.
+            """)
 
     @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"))
     var file: String
@@ -18,6 +23,10 @@ struct CheckConfigCommand: ParsableCommand {
         let config: CarbridgeConfig
         do {
             config = try options.loadConfig()
+        } catch let errors as ConfigErrors where errors.errors.count > 1 {
+            _ = reportFailure(errors)
+            BoundedWriter.standardError.write("carbridge: \(file): \(errors.errors.count) errors")
+            throw ExitCode(1)
         } catch {
             throw reportFailure(error)
         }
@@ -31,9 +40,9 @@ struct CheckConfigCommand: ParsableCommand {
             \(drive.deadmanRequired ? ", dead-man required" : "")
               steering: \(config.steering.source.rawValue)\
             \(config.steering.source == .stick ? " (\(config.steering.mode.rawValue), \(config.steering.axisX))" : "")
-              devices: gamepad \(config.devices.gamepad), accelerometer \(config.devices.accelerometer)
-              buttons: \(config.buttons.map { "\($0.button)=\($0.action)" }.joined(separator: " "))\
-            \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action)" }.joined(separator: " "))
+              devices: gamepad \(config.devices.gamepad.configValue), accelerometer \(config.devices.accelerometer.configValue)
+              buttons: \(config.buttons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
+            \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))
             """)
     }
 }

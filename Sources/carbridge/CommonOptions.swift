@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveConfig
 import DriveRuntime
 import DriveSystem
 import DriveInput
@@ -25,19 +26,11 @@ struct CommonOptions: ParsableArguments {
         return level
     }
 
-    /// Loads the config file (or the defaults), turning problems into one clear line.
+    /// Loads the config file (or the defaults) once: TOML, types, ranges and every evdev name (checked
+    /// against libevdev now, not when a device appears). Throws `ConfigErrors`: every problem in the file.
     func loadConfig() throws -> CarbridgeConfig {
-        guard let path = config else { return CarbridgeConfig() }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigFileError(message: "\(path): cannot read the config file (\(Self.reason(error)))")
-        }
-        let config = try CarbridgeConfig.parse(text: text, file: path)
-        // Button, axis and mount names are checked against libevdev now, not when a device appears.
-        _ = try MappingConfiguration.mapperSettings(for: config)
-        return config
+        guard let path = config else { return try CarbridgeConfig.defaults(resolver: EventCodeNames()) }
+        return try CarbridgeConfig.load(file: path, resolver: EventCodeNames())
     }
 
     /// A logger writing to `sink` at the chosen level.
@@ -45,27 +38,20 @@ struct CommonOptions: ParsableArguments {
         let level = try level()
         return Logger(label: label) { ConsoleLogHandler(label: $0, sink: sink, level: level) }
     }
-
-    private static func reason(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        return nsError.localizedDescription
-    }
 }
 
-/// A config file that cannot be read at all.
+/// A file given on the command line that cannot be used (a missing `--replay` recording).
 struct ConfigFileError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
 
-/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest) and gives
-/// the exit code for it.
+/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
+/// line per problem of a config file, and gives the exit code for it.
 func reportFailure(_ error: Error) -> ExitCode {
-    BoundedWriter.standardError.write("carbridge: \(error)")
+    for line in "\(error)".split(separator: "\n", omittingEmptySubsequences: false) {
+        BoundedWriter.standardError.write("carbridge: \(line)")
+    }
     return ExitCode(1)
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveConfig
 import DriveInput
 import DriveRuntime
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveConfig
 import DriveCore
 import DriveInput
 import DriveMapping
@@ -81,8 +82,8 @@ struct MonitorCommand: ParsableCommand {
         let logger = try common.makeLogger(label: "carbridge", sink: sink)
         var config: CarbridgeConfig
         do { config = try common.loadConfig() } catch { throw reportFailure(error) }
-        if let device { config.devices.gamepad = device }
-        if let accelerometer { config.devices.accelerometer = accelerometer }
+        if let device { config.devices.gamepad = DeviceMatch(parsing: device) }
+        if let accelerometer { config.devices.accelerometer = DeviceMatch(parsing: accelerometer) }
         if tilt { config.steering.source = .tilt }
 
         var recording: EvemuRecording?
@@ -157,8 +158,8 @@ struct MonitorCommand: ParsableCommand {
         }
         text += ", hysteresis \(config.drive.hysteresisDegrees)°"
         if !config.throttle.axis.isEmpty { text += ", throttle \(config.throttle.axis)" }
-        let buttons = config.buttons.map { "\($0.button)=\($0.action)" }
-            + config.longPressButtons.map { "long \($0.button)=\($0.action)" }
+        let buttons = config.buttons.map { "\($0.button)=\($0.action.rawValue)" }
+            + config.longPressButtons.map { "long \($0.button)=\($0.action.rawValue)" }
         text += "; buttons " + (buttons.isEmpty ? "none" : buttons.joined(separator: " "))
         return text
     }
@@ -225,13 +226,13 @@ private final class MonitorPrinter {
 
     func calibrated(_ neutral: Double, logger: Logger) {
         flush()
-        let rounded = (neutral * 10).rounded() / 10
+        let rounded = ConfigFileEditor.roundedNeutral(neutral)
         guard let file = configFile else {
             say("calibrate: neutral_deg = \(rounded) (not saved: no --config file)")
             return
         }
         do {
-            try ConfigFileEditor.set(file: file, table: "steering", key: "neutral_deg", value: "\(rounded)")
+            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
             say("calibrate: neutral_deg = \(rounded), saved in \(file)")
         } catch {
             say("calibrate: neutral_deg = \(rounded), but it could not be saved in \(file): \(error)")

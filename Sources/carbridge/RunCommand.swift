@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriveCore
+import DriveConfig
 import DriveInput
 import DriveRuntime
 import Foundation

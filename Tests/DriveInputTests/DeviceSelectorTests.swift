@@ -1,5 +1,6 @@
 import XCTest
 
+import DriveMapping
 @testable import DriveInput
 
 final class DeviceSelectorTests: XCTestCase {

@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveCore
 import DriveInput
 import DriveRuntime
@@ -50,7 +51,7 @@ final class InputCoordinatorTests: XCTestCase {
             [steering]
             source = "tilt"
             input_timeout_ms = 300
-            """, file: "test.toml")
+            """, file: "test.toml", resolver: EventCodeNames())
         let loop = try makeManualLoop()
         let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
         let coordinator = try InputCoordinator(config: config, loop: loop, logger: logger)

@@ -1,6 +1,7 @@
 // Evemu recordings (`monitor --replay`, `run --replay`): the real parser, then what a replay does with the
 // result — due instants from EvemuPlayer, frames from EvdevFrameAssembler, controls from the mapper of the
 // default config (stick, or tilt for accelerometer recordings), the monitor's text and the state machine.
+import DriveConfig
 import DriveCore
 import DriveInput
 import DriveMapping
@@ -10,11 +11,12 @@ import DriveSystem
 import FuzzSupport
 
 private let loop = try! EventLoop()
-private let stickSettings = try! MappingConfiguration.mapperSettings(for: CarbridgeConfig())
+private let defaults = try! CarbridgeConfig.defaults(resolver: EventCodeNames())
+private let stickSettings = defaults.mapperSettings
 private let tiltSettings: ControlMapper.Settings = {
-    var config = CarbridgeConfig()
+    var config = defaults
     config.steering.source = .tilt
-    return try! MappingConfiguration.mapperSettings(for: config)
+    return config.mapperSettings
 }()
 
 @_cdecl("LLVMFuzzerTestOneInput")

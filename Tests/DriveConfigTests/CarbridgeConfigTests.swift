@@ -1,5 +1,5 @@
 import DriveCore
-import DriveRuntime
+import DriveConfig
 import XCTest
 
 final class CarbridgeConfigTests: XCTestCase {
@@ -60,7 +60,7 @@ final class CarbridgeConfigTests: XCTestCase {
         XCTAssertTrue(config.drive.deadmanRequired)
         XCTAssertEqual(config.buttons.map(\.button), ["BTN_START", "BTN_TL2"])
         XCTAssertEqual(config.buttons.map(\.line), [11, 12])
-        XCTAssertEqual(config.longPressButtons, [.init(button: "BTN_SELECT", action: "calibrate", line: 14)])
+        XCTAssertEqual(config.longPressButtons, [.init(button: "BTN_SELECT", action: .calibrate, line: 14)])
     }
 
     func testUnknownKeyNamesFileLineAndKey() {
@@ -154,9 +154,8 @@ final class CarbridgeConfigTests: XCTestCase {
         XCTAssertFalse(files.isEmpty)
         for name in files {
             let text = try String(contentsOf: root.appendingPathComponent(name), encoding: .utf8)
-            // Exactly what `carbridge check-config` does: parse, then resolve every evdev name.
-            XCTAssertNoThrow(
-                try MappingConfiguration.mapperSettings(for: CarbridgeConfig.parse(text: text, file: name)), name)
+            // Exactly what `carbridge check-config` does: parse and resolve every evdev name, all problems.
+            XCTAssertNoThrow(try CarbridgeConfig.load(text: text, file: name), name)
         }
     }
 }

@@ -1,4 +1,4 @@
-import DriveRuntime
+import DriveConfig
 import Foundation
 import XCTest
 

@@ -12,7 +12,7 @@ public final class ConfigDocument {
     private var lineOfTable: [String: Int] = [:]
 
     /// Parses `text`; a syntax error throws `ConfigError` with the line TOMLKit reports.
-    public init(text: String, file: String) throws {
+    public init(text: String, file: String) throws(ConfigError) {
         self.file = file
         if let problem = Self.precheck(text) {
             throw ConfigError(file: file, line: problem.line, key: nil, message: "TOML syntax error: \(problem.message)")
@@ -23,6 +23,8 @@ public final class ConfigDocument {
             throw ConfigError(
                 file: file, line: error.source.begin.line, key: nil,
                 message: "TOML syntax error: \(error.description)")
+        } catch {
+            throw ConfigError(file: file, line: nil, key: nil, message: "TOML syntax error: \(error)")
         }
         indexLines(text)
     }
@@ -230,7 +232,7 @@ public final class ConfigTable {
     public func line(of key: String) -> Int? { document.line(of: keyPath(key)) }
 
     /// A sub-table; nil when absent. A key of another type is an error.
-    public func table(_ key: String) throws -> ConfigTable? {
+    public func table(_ key: String) throws(ConfigError) -> ConfigTable? {
         consumed.insert(key)
         guard let value = table[key] else { return nil }
         guard let sub = value.table else { throw wrongType(key, value, expected: "a table ([\(keyPath(key))])") }
@@ -238,7 +240,7 @@ public final class ConfigTable {
     }
 
     /// A string value, or `fallback` when absent; `allowed` restricts the spelling.
-    public func string(_ key: String, default fallback: String, allowed: [String]? = nil) throws -> String {
+    public func string(_ key: String, default fallback: String, allowed: [String]? = nil) throws(ConfigError) -> String {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
@@ -249,7 +251,7 @@ public final class ConfigTable {
     }
 
     /// An integer value in `range`, or `fallback` when absent.
-    public func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+    public func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigError) -> Int {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
@@ -260,7 +262,7 @@ public final class ConfigTable {
     }
 
     /// A real value in `range` (integers are accepted), or `fallback` when absent.
-    public func double(_ key: String, default fallback: Double, range: ClosedRange<Double>) throws -> Double {
+    public func double(_ key: String, default fallback: Double, range: ClosedRange<Double>) throws(ConfigError) -> Double {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         let number: Double
@@ -278,21 +280,25 @@ public final class ConfigTable {
     }
 
     /// A boolean value, or `fallback` when absent.
-    public func bool(_ key: String, default fallback: Bool) throws -> Bool {
+    public func bool(_ key: String, default fallback: Bool) throws(ConfigError) -> Bool {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
         return flag
     }
 
-    /// Every key of this table as a string value (for free-form maps like `[buttons]`).
-    public func stringEntries() throws -> [(key: String, value: String, line: Int?)] {
+    /// Every key of this table as a string value (for free-form maps like `[buttons]`), in line order;
+    /// a key with another type (sub-tables aside) is passed to `report` and left out.
+    public func stringEntries(report: (ConfigError) -> Void) -> [(key: String, value: String, line: Int?)] {
         var entries: [(key: String, value: String, line: Int?)] = []
         for key in table.keys {
             consumed.insert(key)
             guard let value = table[key] else { continue }
             if value.type == .table { continue }
-            guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
+            guard let text = value.string else {
+                report(wrongType(key, value, expected: "a string"))
+                continue
+            }
             entries.append((key, text, line(of: key)))
         }
         return entries.sorted { ($0.line ?? 0, $0.key) < ($1.line ?? 0, $1.key) }
@@ -301,14 +307,13 @@ public final class ConfigTable {
     /// Marks `key` as read without reading it.
     public func accept(_ key: String) { consumed.insert(key) }
 
-    /// Throws for the first key (in line order) that no getter asked for, naming the known keys.
-    public func rejectUnknownKeys() throws {
+    /// One error for every key (in line order) that no getter asked for, naming the known keys.
+    public func unknownKeyErrors() -> [ConfigError] {
         let unknown = table.keys.filter { !consumed.contains($0) }
             .sorted { (line(of: $0) ?? Int.max) < (line(of: $1) ?? Int.max) }
-        guard let first = unknown.first else { return }
         let known = consumed.sorted().joined(separator: ", ")
         let where_ = path.isEmpty ? "at the top level" : "in [\(path)]"
-        throw error(first, "unknown key \(where_); known keys: \(known)")
+        return unknown.map { error($0, "unknown key \(where_); known keys: \(known)") }
     }
 
     private func wrongType(_ key: String, _ value: TOMLValueConvertible, expected: String) -> ConfigError {

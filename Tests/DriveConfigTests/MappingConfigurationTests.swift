@@ -1,15 +1,14 @@
 import DriveCore
 import DriveInput
 import DriveMapping
-import DriveRuntime
+import DriveConfig
 import XCTest
 
 final class MappingConfigurationTests: XCTestCase {
     private let names = EventCodeNames()
 
     private func settings(_ text: String) throws -> ControlMapper.Settings {
-        let config = try CarbridgeConfig.parse(text: text, file: "map.toml")
-        return try MappingConfiguration.mapperSettings(for: config, resolver: names)
+        try CarbridgeConfig.parse(text: text, file: "map.toml", resolver: names).mapperSettings
     }
 
     private func configError(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> ConfigError? {

@@ -1,0 +1,103 @@
+import DriveMapping
+import Foundation
+
+/// Changes one `key = value` of a TOML config file in place, keeping every other line and
+/// comment as it was (used to save the calibrated tilt neutral).
+public enum ConfigFileEditor {
+    /// Sets `[table] key = value` (value already in TOML syntax) in `text`: replaces the key's line,
+    /// or adds it right after the table header, or appends the table.
+    public static func set(in text: String, table: String, key: String, value: String) -> String {
+        var lines = text.components(separatedBy: "\n")
+        var current = ""
+        var headerIndex: Int?
+        for index in lines.indices {
+            let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("[") {
+                current = trimmed.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+                if current == table && headerIndex == nil { headerIndex = index }
+                continue
+            }
+            guard current == table, let equals = trimmed.firstIndex(of: "="), !trimmed.hasPrefix("#") else { continue }
+            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            if name == key {
+                let indent = String(lines[index].prefix { $0 == " " || $0 == "\t" })
+                lines[index] = "\(indent)\(key) = \(value)"
+                return lines.joined(separator: "\n")
+            }
+        }
+        if let headerIndex {
+            lines.insert("\(key) = \(value)", at: headerIndex + 1)
+            return lines.joined(separator: "\n")
+        }
+        var result = text
+        if !result.isEmpty && !result.hasSuffix("\n") { result += "\n" }
+        return result + "\n[\(table)]\n\(key) = \(value)\n"
+    }
+
+    /// Sets the key in the file at `path`, writing atomically (a temporary file renamed over it).
+    public static func set(file path: String, table: String, key: String, value: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let updated = set(in: text, table: table, key: key, value: value)
+        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    /// A calibrated tilt neutral as it is saved: rounded to 0.1°.
+    public static func roundedNeutral(_ degrees: Double) -> Double {
+        (degrees * 10).rounded() / 10
+    }
+
+    /// Saves a calibrated tilt neutral as `[steering] neutral_deg` in the config file at `path` (what
+    /// `carbridge calibrate`, the monitor's and `run`'s calibrate button do): rounded to 0.1°, the key's line
+    /// replaced (or added) keeping every other line and comment, and the edited text validated as a whole
+    /// config (with `resolver` for the evdev names) before it replaces the file atomically. A file that would
+    /// not be valid afterwards is left as it was. Returns the value saved.
+    @discardableResult
+    public static func saveNeutral(
+        _ degrees: Double, file path: String, resolver: any EventCodeResolver
+    ) throws(ConfigErrors) -> Double {
+        let rounded = roundedNeutral(degrees)
+        let key = "steering.neutral_deg"
+        guard rounded.isFinite else {
+            throw ConfigErrors([ConfigError(file: path, line: nil, key: key, message: "\(degrees) is not a number of degrees")])
+        }
+        let text: String
+        do {
+            text = try read(path)
+        } catch {
+            throw ConfigErrors([error])
+        }
+        let edited = set(in: text, table: "steering", key: "neutral_deg", value: "\(rounded)")
+        let config = try CarbridgeConfig.load(text: edited, file: path, resolver: resolver)
+        guard config.steering.neutralDegrees == rounded else {
+            throw ConfigErrors([ConfigError(
+                file: path, line: config.lines[key], key: key,
+                message: "the file was not changed: editing it did not set neutral_deg = \(rounded); set it by hand")])
+        }
+        do {
+            try edited.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw ConfigErrors([ConfigError(
+                file: path, line: nil, key: nil, message: "cannot write the config file (\(reason(error)))")])
+        }
+        return rounded
+    }
+
+    /// The text of the config file at `path`; an unreadable file is a `ConfigError` naming it.
+    static func read(_ path: String) throws(ConfigError) -> String {
+        do {
+            return try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the config file (\(reason(error)))")
+        }
+    }
+
+    /// Why a file operation failed, in a few words (`no such file`, `Permission denied`, …).
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
+        return nsError.localizedDescription
+    }
+}
