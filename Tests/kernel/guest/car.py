@@ -2,11 +2,12 @@
 """The car: an RFCOMM server that stands in for the robot car's HC-05 module.
 
     car.py --addr AA:BB:CC:DD:EE:FF [--channel 1] --log FILE [--status-every SECONDS]
-           [--rcvbuf BYTES] [--timestamps]
+           [--rcvbuf BYTES] [--timestamps] [--first-connection N]
 
 Listens on the given local controller address and channel (the car's controller, hci1 in the
 guest), accepts connections (several in a row: a bridge that reconnects), numbers them 1, 2, … in
-the order accepted, and writes one log line per event, each stamped with CLOCK_MONOTONIC
+the order accepted (from N with --first-connection, so a restarted car continues the numbering of
+the log it appends to), and writes one log line per event, each stamped with CLOCK_MONOTONIC
 (time.monotonic()), so receipt times compare with the times the test scripts wrote input events.
 The kind carries the connection number after a slash:
 
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--status-every", type=float, default=0.0)
     ap.add_argument("--rcvbuf", type=int, default=0)
     ap.add_argument("--timestamps", action="store_true")
+    ap.add_argument("--first-connection", type=int, default=1)
     args = ap.parse_args()
     log = open(args.log, "a", buffering=1)
 
@@ -71,7 +73,7 @@ def main():
     print("car: listening on %s channel %d" % (args.addr, args.channel), flush=True)
     peers = {}        # socket -> [peer address, pending bytes, connection number]
     paused = set()    # sockets the car does not read
-    count = 0
+    count = args.first_connection - 1
     next_status = time.monotonic() + args.status_every if args.status_every > 0 else None
 
     def send(conn, text):

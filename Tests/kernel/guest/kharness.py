@@ -180,6 +180,8 @@ class Car:
             cmd += ["--rcvbuf", str(self.rcvbuf)]
         if self.timestamps:
             cmd += ["--timestamps"]
+        # a restarted car appends to the same log: its connections continue the numbering
+        cmd += ["--first-connection", str(1 + max([c for _, c in self.log.connections()] or [0]))]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
         return bool(wait_until(lambda: self.log.times("LISTEN", since), timeout_s))
 
