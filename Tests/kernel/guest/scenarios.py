@@ -56,11 +56,18 @@ def start_bridge(sc, car, config, user=None):
     except (OSError, RuntimeError) as error:
         sc.require(False, "carbridge starts", error)
     sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 3))
-    connected = k.wait_until(lambda: car.log.connections(since) or not cb.alive(), 15)
+    # Starting the debug binary from the 9p share under TCG takes 3-6 s, and once 15.5 s with the host's
+    # other builds running: the 15 s limit counts from carbridge's first log line, not from exec.
+    connected = k.wait_until(lambda: car.log.connections(since) or not cb.alive(), 45)
     sc.require(cb.alive(), "carbridge keeps running after start", "exit status %s" % (cb.proc.poll(),))
-    sc.require(bool(car.log.connections(since)), "carbridge connects to the car over RFCOMM within 15 s")
+    sc.require(bool(car.log.connections(since)), "carbridge connects to the car over RFCOMM within 45 s of exec")
     accepted, cb.conn = car.log.connections(since)[0]
+    first = cb.log_lines(None, since - 1.0)
     sc.metric("connect_after_start", (accepted - since) * 1000.0, "ms")
+    if first:
+        sc.metric("first_log_line_after_exec", (first[0][0] - since) * 1000.0, "ms")
+        sc.check(accepted - first[0][0] <= 15.0, "carbridge connects to the car within 15 s of its first log line",
+                 "%.1f s" % (accepted - first[0][0]))
     cb.handshake = check_handshake(sc, car, accepted, cb.conn, "E,0,0,0", "the first connection (engine off)",
                                    "handshake_after_connect", FIRST_HANDSHAKE_MS)
     return cb
