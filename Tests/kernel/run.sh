@@ -11,7 +11,7 @@
 # (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (1..10).
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
-#   --timeout S    kill the guest after S seconds (default 720); a timeout is a failure
+#   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
 #   --only LIST    run only these scenarios (e.g. 9 or 5,7,9; each 1..10) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
@@ -22,7 +22,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TIMEOUT=720; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; BUILD=1
+TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) INSTALL=1 ;;

@@ -58,8 +58,10 @@ else fail "infra: no carbridge binary at $CARBRIDGE (swift build)"; fi
 if [ "$ONLY" = all ]; then LIST="1 2 3 4 5 6 7 8 9 10"; else LIST=${ONLY//,/ }; fi
 for n in $LIST; do
   note "--- scenario $n"
-  case $n in 9|10) limit=150 ;; *) limit=90 ;; esac   # 9 and 10 wait for RFCOMM flow control (about 13 s) and more
-  timeout -k 5 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
+  # 9 and 10 wait for RFCOMM flow control (about 15 s) and more; generous limits: the host may be loaded.
+  # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
+  case $n in 9|10) limit=240 ;; *) limit=180 ;; esac
+  timeout -k 20 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
   rc=$?
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then
     fail "scenario $n: the scenario script crashed or timed out (rc=$rc)"
