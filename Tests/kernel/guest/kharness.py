@@ -172,7 +172,9 @@ class Car:
         self.addr = bdaddr("hci1")
         self.proc = None
 
-    def start(self, timeout_s=10):
+    def start(self, timeout_s=30):
+        """Starts car.py; True once it listens. (Python's start from the 9p share took over 10 s once,
+        with the host's load average above 10.)"""
         since = monotonic()
         cmd = [PY, os.path.join(GUEST, "car.py"), "--addr", self.addr, "--channel", "1", "--log", self.log_path,
                "--status-every", str(self.status_every_s)]
