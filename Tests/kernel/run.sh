@@ -1,18 +1,19 @@
 #!/bin/bash
 # Real-kernel end-to-end tests for carbridge (issue 4), host side.
 #
-#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N] [--bin PATH] [--no-build]
+#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N[,N...]] [--bin PATH] [--no-build]
 #
 # Boots Debian's own kernel (package linux-image-amd64) under qemu-system-x86_64 (TCG) with a small
 # busybox initramfs. The guest mounts the host's root file system read-only over 9p (under a tmpfs
 # overlay, so the Swift runtime and the freshly built carbridge run in the guest unchanged), the
 # repository read-only at /mnt/repo and Tests/kernel/out/results read-write at /mnt/results, then
 # switch_root's into it and runs guest/main.sh as PID 1. guest/main.sh proves the infrastructure
-# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the eight scenarios.
+# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (1..10).
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
-#   --timeout S    kill the guest after S seconds (default 480); a timeout is a failure
-#   --only N       run only scenario N (1..8) after the infrastructure checks
+#   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
+#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9; each 1..10) after the infrastructure checks
+#                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
 #   --no-build     do not run `swift build` even if the binary is missing
 #
@@ -21,7 +22,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TIMEOUT=480; INSTALL=0; ONLY=all; BIN=""; BUILD=1
+TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) INSTALL=1 ;;
@@ -29,11 +30,15 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --bin) BIN=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
-case "$ONLY" in all|[1-8]) ;; *) echo "run.sh: --only takes a scenario number 1..8" >&2; exit 2 ;; esac
+if [ "$ONLY" != all ]; then
+  for n in ${ONLY//,/ }; do
+    case "$n" in [1-9]|10) ;; *) echo "run.sh: --only takes scenario numbers 1..10, comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
+  done
+fi
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 say() { echo "kernel-tests: $*"; }
@@ -157,7 +162,7 @@ if [ "$NFAIL" -gt 0 ]; then
   echo "===== console (last 60 lines of $OUT/console.log) ====="
   tail -n 60 "$OUT/console.log"
   if [ -f "$RES_DIR/dmesg.txt" ]; then echo "===== dmesg (last 40 lines) ====="; tail -n 40 "$RES_DIR/dmesg.txt"; fi
-  for failed in $(grep -oE '^FAIL: (scenario [0-9]|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : "s"$3}' | sort -u); do
+  for failed in $(grep -oE '^FAIL: (scenario [0-9]+|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : "s"$3}' | sort -u); do
     for f in "$RES_DIR/$failed"/*; do
       [ -s "$f" ] || continue
       echo "===== $failed: ${f#"$RES_DIR"/} (last 80 lines) ====="

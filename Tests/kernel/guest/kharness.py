@@ -70,9 +70,10 @@ FRAME_RE = re.compile(r"^([MLRBXYFGHIJE]),(-?\d+),(\d+),([01])$")
 class Frame:
     """One received line, parsed as T,A,S,D when it is a frame."""
 
-    def __init__(self, t, text):
+    def __init__(self, t, text, conn=0):
         self.t = t
         self.text = text
+        self.conn = conn   # the car's connection number (1, 2, … in the order accepted)
         m = FRAME_RE.match(text)
         self.valid = bool(m)
         if m:
@@ -89,33 +90,47 @@ class Frame:
 
 
 class CarLog:
-    """The car's log file, parsed on demand."""
+    """The car's log file, parsed on demand. Kinds carry the connection number ("RX/2"); events()
+    gives (time, kind without it, text), events_conn() (time, kind, connection, text)."""
 
     def __init__(self, path):
         self.path = path
 
-    def events(self):
+    def events_conn(self):
         out = []
         try:
             with open(self.path) as f:
                 for line in f:
                     parts = line.rstrip("\n").split(" ", 2)
                     if len(parts) >= 2:
-                        out.append((float(parts[0]), parts[1], parts[2] if len(parts) > 2 else ""))
+                        kind, _, conn = parts[1].partition("/")
+                        out.append((float(parts[0]), kind, int(conn) if conn else 0, parts[2] if len(parts) > 2 else ""))
         except FileNotFoundError:
             pass
         return out
 
-    def frames(self, since=0.0, until=float("inf")):
-        return [Frame(t, text) for t, kind, text in self.events() if kind == "RX" and since <= t <= until]
+    def events(self):
+        return [(t, kind, text) for t, kind, _, text in self.events_conn()]
 
-    def times(self, kind, since=0.0):
-        return [t for t, k, _ in self.events() if k == kind and t >= since]
+    def frames(self, since=0.0, until=float("inf"), conn=None):
+        return [Frame(t, text, c) for t, kind, c, text in self.events_conn()
+                if kind == "RX" and since <= t <= until and (conn is None or c == conn)]
 
-    def wait_frame(self, predicate, since, timeout_s):
+    def times(self, kind, since=0.0, conn=None):
+        return [t for t, k, c, _ in self.events_conn() if k == kind and t >= since and (conn is None or c == conn)]
+
+    def connections(self, since=0.0):
+        """[(accept time, connection number)] of the connections accepted since `since`."""
+        return [(t, c) for t, k, c, _ in self.events_conn() if k == "CONNECT" and t >= since]
+
+    def kernel_times(self, conn):
+        """The kernel arrival times (KTS lines, car --timestamps) of the skbs of one connection."""
+        return [float(text) for t, k, c, text in self.events_conn() if k == "KTS" and c == conn]
+
+    def wait_frame(self, predicate, since, timeout_s, conn=None):
         """Waits for the first frame after `since` that satisfies predicate; returns it or None."""
         def find():
-            for fr in self.frames(since):
+            for fr in self.frames(since, conn=conn):
                 if predicate(fr):
                     return fr
             return None
@@ -148,20 +163,44 @@ def bdaddr(hci):
 class Car:
     """The car process (car.py) listening on hci1 channel 1."""
 
-    def __init__(self, log_path, status_every_s=0.0):
+    def __init__(self, log_path, status_every_s=0.0, rcvbuf=0, timestamps=False):
         self.log = CarLog(log_path)
         self.log_path = log_path
         self.status_every_s = status_every_s
+        self.rcvbuf = rcvbuf
+        self.timestamps = timestamps
         self.addr = bdaddr("hci1")
         self.proc = None
 
-    def start(self, timeout_s=10):
+    def start(self, timeout_s=30):
+        """Starts car.py; True once it listens. (Python's start from the 9p share took over 10 s once,
+        with the host's load average above 10.)"""
         since = monotonic()
-        self.proc = subprocess.Popen(
-            [PY, os.path.join(GUEST, "car.py"), "--addr", self.addr, "--channel", "1", "--log", self.log_path,
-             "--status-every", str(self.status_every_s)],
-            stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
+        cmd = [PY, os.path.join(GUEST, "car.py"), "--addr", self.addr, "--channel", "1", "--log", self.log_path,
+               "--status-every", str(self.status_every_s)]
+        if self.rcvbuf:
+            cmd += ["--rcvbuf", str(self.rcvbuf)]
+        if self.timestamps:
+            cmd += ["--timestamps"]
+        # a restarted car appends to the same log: its connections continue the numbering
+        cmd += ["--first-connection", str(1 + max([c for _, c in self.log.connections()] or [0]))]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
         return bool(wait_until(lambda: self.log.times("LISTEN", since), timeout_s))
+
+    def _control(self, sig, kind, timeout_s=2):
+        since = monotonic()
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        got = wait_until(lambda: self.log.times(kind, since), timeout_s, 0.005)
+        return got[0] if got else None
+
+    def pause(self):
+        """Stops reading the open connections (SIGUSR1); returns the car's PAUSE time or None."""
+        return self._control(signal.SIGUSR1, "PAUSE")
+
+    def resume(self):
+        """Reads them again (SIGUSR2); returns the car's RESUME time or None."""
+        return self._control(signal.SIGUSR2, "RESUME")
 
     def kill(self):
         if self.proc and self.proc.poll() is None:
@@ -361,10 +400,10 @@ class StubAccelerometer:
 
 # ---------------------------------------------------------------- carbridge
 
-def base_config(car_addr, steering="stick", accelerometer=None, gamepad=PAD_NAME, extra=""):
+def base_config(car_addr, steering="stick", accelerometer=None, gamepad=PAD_NAME, extra="", link_extra=""):
     cfg = """[link]
 url = "rfcomm://%s/1"
-
+""" % car_addr + link_extra + """
 [drive]
 period_ms = 50
 max_speed = 240
@@ -374,7 +413,7 @@ idle_timeout_s = 0
 
 [devices]
 gamepad = "%s"
-""" % (car_addr, gamepad)
+""" % gamepad
     if accelerometer:
         cfg += 'accelerometer = "%s"\n' % accelerometer
     if steering == "stick":
@@ -451,6 +490,20 @@ class Carbridge:
         except OSError:
             pass
         return False
+
+    def log_lines(self, pattern=None, since=0.0):
+        """[(time, text)] of carbridge's log lines ("<CLOCK_MONOTONIC seconds> <level> <label>: <message>",
+        the same clock as the car's log, to the millisecond) matching the regular expression `pattern`."""
+        out = []
+        try:
+            with open(self.log_path) as f:
+                for line in f:
+                    m = re.match(r"^(\d+\.\d+) (.*)$", line.rstrip("\n"))
+                    if m and float(m.group(1)) >= since and (pattern is None or re.search(pattern, m.group(2))):
+                        out.append((float(m.group(1)), m.group(2)))
+        except FileNotFoundError:
+            pass
+        return out
 
     def send_signal(self, sig):
         t = monotonic()
