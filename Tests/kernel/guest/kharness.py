@@ -10,6 +10,18 @@ from signal import SIGTERM
 import evdev
 from evdev import UInput, AbsInfo, ecodes as e
 
+
+def wall_to_monotonic(hours, minutes, seconds):
+    """CLOCK_MONOTONIC seconds for today's local time hours:minutes:seconds (the nearest such moment)."""
+    now_wall, now_mono = time.time(), time.monotonic()
+    today = time.localtime(now_wall)
+    wall = time.mktime((today.tm_year, today.tm_mon, today.tm_mday, hours, minutes, 0, 0, 0, -1)) + seconds
+    if wall - now_wall > 43200:
+        wall -= 86400
+    elif now_wall - wall > 43200:
+        wall += 86400
+    return wall - (now_wall - now_mono)
+
 RESULTS = os.environ.get("R", "/mnt/results")
 REPO = os.environ.get("REPO", "/mnt/repo")
 CARBRIDGE = os.environ.get("CARBRIDGE", REPO + "/.build/debug/carbridge")
@@ -492,15 +504,19 @@ class Carbridge:
         return False
 
     def log_lines(self, pattern=None, since=0.0):
-        """[(time, text)] of carbridge's log lines ("<CLOCK_MONOTONIC seconds> <level> <label>: <message>",
-        the same clock as the car's log, to the millisecond) matching the regular expression `pattern`."""
+        """[(time, text)] of carbridge's log lines ("<HH:MM:SS.mmm local time> <level> <label>: <message>")
+        matching the regular expression `pattern`, with each time converted to CLOCK_MONOTONIC seconds
+        (the car's log clock), to the millisecond."""
         out = []
         try:
             with open(self.log_path) as f:
                 for line in f:
-                    m = re.match(r"^(\d+\.\d+) (.*)$", line.rstrip("\n"))
-                    if m and float(m.group(1)) >= since and (pattern is None or re.search(pattern, m.group(2))):
-                        out.append((float(m.group(1)), m.group(2)))
+                    m = re.match(r"^(\d\d):(\d\d):(\d\d\.\d+) (.*)$", line.rstrip("\n"))
+                    if not m:
+                        continue
+                    t = wall_to_monotonic(int(m.group(1)), int(m.group(2)), float(m.group(3)))
+                    if t >= since and (pattern is None or re.search(pattern, m.group(4))):
+                        out.append((t, m.group(4)))
         except FileNotFoundError:
             pass
         return out
