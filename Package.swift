@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "carbridge",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "carbridge", targets: ["carbridge"]),
         // The modules, for the libFuzzer targets in Fuzz/ (a separate package that depends on this one
