@@ -40,12 +40,6 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// A file given on the command line that cannot be used (a missing `--replay` recording).
-struct ConfigFileError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
 /// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
 /// line per problem of a config file, and gives the exit code for it.
 func reportFailure(_ error: Error) -> ExitCode {
@@ -65,6 +59,6 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
     do {
         return try EvemuRecording(contentsOfFile: path)
     } catch InputDeviceError.notFound {
-        throw ConfigFileError(message: "\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
+        throw CarbridgeError("\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
     }
 }
