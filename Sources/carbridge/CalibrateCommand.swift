@@ -44,14 +44,9 @@ struct CalibrateCommand: ParsableCommand {
     }
 
     func run() throws {
-        let config: CarbridgeConfig
-        do { config = try common.loadConfig() } catch { throw reportFailure(error) }
-        do {
-            let session = CalibrationSession(
-                config: config, device: device, seconds: seconds, loop: try EventLoop(), output: say)
-            try session.run(configFile: common.config)
-        } catch {
-            throw reportFailure(error)
-        }
+        let config = try common.loadConfig()
+        let session = CalibrationSession(
+            config: config, device: device, seconds: seconds, loop: try EventLoop(), output: say)
+        try session.run(configFile: common.config)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriveConfig
+import DriveRuntime
 import DriveSystem
 import Foundation
 
@@ -24,11 +25,8 @@ struct CheckConfigCommand: ParsableCommand {
         do {
             config = try options.loadConfig()
         } catch let errors as ConfigErrors where errors.errors.count > 1 {
-            _ = reportFailure(errors)
-            BoundedWriter.standardError.write("carbridge: \(file): \(errors.errors.count) errors")
-            throw ExitCode(1)
-        } catch {
-            throw reportFailure(error)
+            // Every problem, one line each, then how many there are.
+            throw CarbridgeError("\(errors)\n\(file): \(errors.errors.count) errors")
         }
         let drive = config.drive
         let idle = drive.idleTimeout.map { "\(Double($0.nanoseconds) / 1e9) s" } ?? "off"

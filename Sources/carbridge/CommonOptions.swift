@@ -40,15 +40,6 @@ struct CommonOptions: ParsableArguments {
     }
 }
 
-/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
-/// line per problem of a config file, and gives the exit code for it.
-func reportFailure(_ error: Error) -> ExitCode {
-    for line in "\(error)".split(separator: "\n", omittingEmptySubsequences: false) {
-        BoundedWriter.standardError.write("carbridge: \(line)")
-    }
-    return ExitCode(1)
-}
-
 /// Writes one line to stdout at once (unbuffered, so pipes and tests see it immediately).
 func say(_ line: String) {
     try? Syscall.writeAll(1, Array((line + "\n").utf8))

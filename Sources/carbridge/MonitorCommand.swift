@@ -76,8 +76,7 @@ struct MonitorCommand: ParsableCommand {
     func run() throws {
         let sink = LogSink()
         let logger = try common.makeLogger(label: "carbridge", sink: sink)
-        var config: CarbridgeConfig
-        do { config = try common.loadConfig() } catch { throw reportFailure(error) }
+        var config = try common.loadConfig()
         if let device { config.devices.gamepad = DeviceMatch(parsing: device) }
         if let accelerometer { config.devices.accelerometer = DeviceMatch(parsing: accelerometer) }
         if tilt { config.steering.source = .tilt }
@@ -85,16 +84,12 @@ struct MonitorCommand: ParsableCommand {
         var options = MonitorSession.Options()
         options.printEverySample = all
         if let replay {
-            do { options.replay = try loadRecording(replay) } catch { throw reportFailure(error) }
+            options.replay = try loadRecording(replay)
             options.replayName = replay
         }
-        do {
-            let loop = try EventLoop()
-            let session = try MonitorSession(config: config, options: options, loop: loop, logger: logger, output: say)
-            try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { _ in loop.stop() }
-            try session.run()
-        } catch {
-            throw reportFailure(error)
-        }
+        let loop = try EventLoop()
+        let session = try MonitorSession(config: config, options: options, loop: loop, logger: logger, output: say)
+        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { _ in loop.stop() }
+        try session.run()
     }
 }

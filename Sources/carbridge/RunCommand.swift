@@ -80,12 +80,7 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let sink = LogSink()
         let logger = try common.makeLogger(label: "carbridge", sink: sink)
-        var config: CarbridgeConfig
-        do {
-            config = try common.loadConfig()
-        } catch {
-            throw reportFailure(error)
-        }
+        var config = try common.loadConfig()
         if let link { config.link.url = link }
         if let maxSpeed { config.drive.maxSpeed = maxSpeed }
         if let periodMs { config.drive.period = .milliseconds(periodMs) }
@@ -96,19 +91,10 @@ struct RunCommand: ParsableCommand {
         options.keyboard = !noKeyboard
         options.view = !noView
         if let replay {
-            do {
-                options.replay = try loadRecording(replay)
-            } catch {
-                throw reportFailure(error)
-            }
+            options.replay = try loadRecording(replay)
         }
-        let code: Int32
-        do {
-            let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
-            code = try session.run()
-        } catch {
-            throw reportFailure(error)
-        }
+        let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
+        let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
 }

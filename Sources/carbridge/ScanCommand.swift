@@ -26,12 +26,7 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let devices: [BluetoothScanner.Device]
-        do {
-            devices = try BluetoothScanner.scan(adapter: adapter, seconds: seconds, readNames: !noNames)
-        } catch {
-            throw reportFailure(error)
-        }
+        let devices = try BluetoothScanner.scan(adapter: adapter, seconds: seconds, readNames: !noNames)
         if devices.isEmpty {
             say("no Bluetooth devices answered within \(seconds) s (is the car switched on and discoverable?)")
         }
