@@ -4,7 +4,7 @@ import DriveRuntime
 import DriveSystem
 
 /// `carbridge calibrate`: record the current tilt as straight ahead (`[steering] neutral_deg`).
-struct CalibrateCommand: ParsableCommand {
+struct CalibrateCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "calibrate",
         abstract: "Record the accelerometer's current tilt as straight ahead and save it as [steering] neutral_deg.",
@@ -37,7 +37,6 @@ struct CalibrateCommand: ParsableCommand {
     var device: String?
 
     func validate() throws {
-        _ = try common.level()
         if !seconds.isFinite || !(0.2...30).contains(seconds) {
             throw ValidationError("--seconds: \(seconds) must be between 0.2 and 30")
         }

@@ -6,7 +6,7 @@ import DriveSystem
 import Foundation
 
 /// `carbridge car-sim`: a simulated car for people and tests.
-struct CarSimCommand: ParsableCommand {
+struct CarSimCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "car-sim",
         abstract: "Run a simulated car: listen on TCP (and optionally a pty), check every frame, print what the car does.",

@@ -47,6 +47,8 @@ struct Carbridge: ParsableCommand {
         do {
             try command.run()
         } catch {
+            // argument-parser's own commands (`help`) throw its errors, which it prints itself.
+            guard command is any CarbridgeCommand else { exit(withError: error) }
             exit(withError: runFailure(error))
         }
     }
@@ -59,6 +61,9 @@ struct Carbridge: ParsableCommand {
         }
     }
 }
+
+/// A carbridge subcommand: what its `run()` throws is reported by `Carbridge.main`.
+protocol CarbridgeCommand: ParsableCommand {}
 
 /// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
 /// line per problem of a config file, and gives the exit code for it.

@@ -5,7 +5,7 @@ import DriveSystem
 import Foundation
 
 /// `carbridge check-config FILE`: validate a config file without running anything.
-struct CheckConfigCommand: ParsableCommand {
+struct CheckConfigCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Check a config file: syntax, unknown keys, types, ranges and evdev names, each reported as file:line.",
@@ -15,7 +15,7 @@ struct CheckConfigCommand: ParsableCommand {
             summary is printed), 1 otherwise.
             """)
 
-    @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"), completion: .file(extensions: ["toml"]))
     var file: String
 
     func run() throws {

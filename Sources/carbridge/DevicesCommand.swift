@@ -4,7 +4,7 @@ import DriveInput
 import DriveRuntime
 
 /// `carbridge devices`: what input devices carbridge can see.
-struct DevicesCommand: ParsableCommand {
+struct DevicesCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the input devices carbridge can see: class, vendor:product, node, readable, name.",

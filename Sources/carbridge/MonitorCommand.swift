@@ -6,7 +6,7 @@ import DriveSystem
 import Foundation
 
 /// `carbridge monitor`: a live mapped view of the input devices, without a car.
-struct MonitorCommand: ParsableCommand {
+struct MonitorCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "monitor",
         abstract: "Show what the input devices do, mapped: raw events → control / θ / range. No car needed.",
@@ -57,14 +57,13 @@ struct MonitorCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Monitor an evemu recording (evemu-record's text output) instead of live devices, with its timing.",
-        valueName: "file"))
+        valueName: "file"), completion: .file())
     var replay: String?
 
     @Flag(name: .long, help: "Print every accelerometer sample, not at most 5 per second.")
     var all = false
 
     func validate() throws {
-        _ = try common.level()
         if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
             throw ValidationError("DEVICE must not be empty (omit it to use [devices] gamepad)")
         }
@@ -75,7 +74,7 @@ struct MonitorCommand: ParsableCommand {
 
     func run() throws {
         let sink = LogSink()
-        let logger = try common.makeLogger(label: "carbridge", sink: sink)
+        let logger = common.makeLogger(label: "carbridge", sink: sink)
         var config = try common.loadConfig()
         if let device { config.devices.gamepad = DeviceMatch(parsing: device) }
         if let accelerometer { config.devices.accelerometer = DeviceMatch(parsing: accelerometer) }

@@ -2,7 +2,7 @@ import ArgumentParser
 import DriveLink
 
 /// `carbridge scan`: find Bluetooth cars nearby.
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Search for Bluetooth devices (classic inquiry) and print their addresses and names.",
