@@ -89,7 +89,7 @@ public final class Bridge {
     }
 
     /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
-    public func shutdown(reason: String, flushWithin: Duration = .seconds(1), then done: @escaping () -> Void) {
+    public func shutdown(reason: String, flushWithin: Duration = ShutdownConfiguration().flushWindow, then done: @escaping () -> Void) {
         guard !shuttingDown else { return }
         let now = loop.now()
         let frames = machine.handle(.shutdown, at: now)

@@ -27,6 +27,8 @@ public final class RunSession {
         public var devices = true
         /// Drive from this evemu recording instead of live devices; the run ends when it does.
         public var replay: EvemuRecording?
+        /// The flush windows and the hard stop while stopping or suspending.
+        public var shutdown = ShutdownConfiguration()
         /// Creates default options.
         public init() {}
     }
@@ -130,9 +132,9 @@ public final class RunSession {
         guard !stopping, let bridge else { return }
         stopping = true
         exitCode = code
-        bridge.shutdown(reason: reason) { [weak self] in self?.loop.stop() }
+        bridge.shutdown(reason: reason, flushWithin: options.shutdown.flushWindow) { [weak self] in self?.loop.stop() }
         // Never hang on a stuck link: give up after the flush window and a margin.
-        loop.schedule(after: .seconds(3)) { [weak self] in self?.loop.stop() }
+        loop.schedule(after: options.shutdown.hardStop) { [weak self] in self?.loop.stop() }
     }
 
     private func received(_ signal: Int32) {
@@ -143,12 +145,12 @@ public final class RunSession {
         }
     }
 
-    /// A job-control stop: the stop frame flushed (at most 0.5 s), the terminal given back, then
+    /// A job-control stop: the stop frame flushed (at most `shutdown.suspendFlush`), the terminal given back, then
     /// the process really stops with `signal`; it goes on here after SIGCONT.
     private func suspend(with signal: Int32) {
         guard !stopping, !suspending, let bridge else { return }
         suspending = true
-        bridge.suspend(flushWithin: .milliseconds(500)) { [weak self] _ in
+        bridge.suspend(flushWithin: options.shutdown.suspendFlush) { [weak self] _ in
             guard let self else { return }
             self.suspending = false
             guard !self.stopping else { return }  // a stop signal came meanwhile: exit instead

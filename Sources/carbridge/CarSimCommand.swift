@@ -6,7 +6,7 @@ import DriveSystem
 import Foundation
 
 /// `carbridge car-sim`: a simulated car for people and tests.
-struct CarSimCommand: ParsableCommand {
+struct CarSimCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "car-sim",
         abstract: "Run a simulated car: listen on TCP (and optionally a pty), check every frame, print what the car does.",
@@ -87,11 +87,7 @@ struct CarSimCommand: ParsableCommand {
             say("VIOLATION: \(reason)  [\(line)]")
         }
         simulator.onEvent = { event in say("car-sim: \(event)") }
-        do {
-            try simulator.start()
-        } catch {
-            throw reportFailure(error)
-        }
+        try simulator.start()
         if let port = simulator.boundPort { say("car-sim: listening on \(configuration.listenHost ?? "?"):\(port)") }
         if let path = simulator.ptyPath { say("car-sim: serial car on \(path)  (carbridge run --link serial://\(path))") }
         try loop.watchSignals([SIGINT, SIGTERM, SIGHUP]) { _ in loop.stop() }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveSystem
 
 /// The `carbridge` command: drive a hobby robot car from Linux input devices.
 @main
@@ -31,4 +32,44 @@ struct Carbridge: ParsableCommand {
         ],
         defaultSubcommand: nil
     )
+
+    /// Parses the command line and runs the command; the one place errors are reported. A usage error
+    /// (parsing, `validate()`, a `ValidationError`) is argument-parser's message naming the flag, exit
+    /// status 64; `ExitCode` and `CleanExit` pass through; anything else a command throws (a config
+    /// file's errors, a runtime failure) is printed as `carbridge: <line>` per line, exit status 1.
+    static func main() {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch {
+            // argument-parser's own commands (`help`) throw its errors, which it prints itself.
+            guard command is any CarbridgeCommand else { exit(withError: error) }
+            exit(withError: runFailure(error))
+        }
+    }
+
+    /// The error to exit with for `error` thrown by a command's `run()`; reports a runtime failure.
+    static func runFailure(_ error: any Error) -> any Error {
+        switch error {
+        case is ExitCode, is CleanExit, is ValidationError: return error
+        default: return reportFailure(error)
+        }
+    }
+}
+
+/// A carbridge subcommand: what its `run()` throws is reported by `Carbridge.main`.
+protocol CarbridgeCommand: ParsableCommand {}
+
+/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
+/// line per problem of a config file, and gives the exit code for it.
+func reportFailure(_ error: any Error) -> ExitCode {
+    for line in "\(error)".split(separator: "\n", omittingEmptySubsequences: false) {
+        BoundedWriter.standardError.write("carbridge: \(line)")
+    }
+    return ExitCode(1)
 }

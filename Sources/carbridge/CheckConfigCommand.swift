@@ -1,10 +1,11 @@
 import ArgumentParser
 import DriveConfig
+import DriveRuntime
 import DriveSystem
 import Foundation
 
 /// `carbridge check-config FILE`: validate a config file without running anything.
-struct CheckConfigCommand: ParsableCommand {
+struct CheckConfigCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "check-config",
         abstract: "Check a config file: syntax, unknown keys, types, ranges and evdev names, each reported as file:line.",
@@ -14,7 +15,7 @@ struct CheckConfigCommand: ParsableCommand {
             summary is printed), 1 otherwise.
             """)
 
-    @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"))
+    @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"), completion: .file(extensions: ["toml"]))
     var file: String
 
     func run() throws {
@@ -24,11 +25,8 @@ struct CheckConfigCommand: ParsableCommand {
         do {
             config = try options.loadConfig()
         } catch let errors as ConfigErrors where errors.errors.count > 1 {
-            _ = reportFailure(errors)
-            BoundedWriter.standardError.write("carbridge: \(file): \(errors.errors.count) errors")
-            throw ExitCode(1)
-        } catch {
-            throw reportFailure(error)
+            // Every problem, one line each, then how many there are.
+            throw CarbridgeError("\(errors)\n\(file): \(errors.errors.count) errors")
         }
         let drive = config.drive
         let idle = drive.idleTimeout.map { "\(Double($0.nanoseconds) / 1e9) s" } ?? "off"

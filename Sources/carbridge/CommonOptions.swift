@@ -10,20 +10,17 @@ import Logging
 struct CommonOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp(
         "The config file (TOML).", discussion: "Without it, built-in defaults are used (see config/carbridge.toml).",
-        valueName: "file"))
+        valueName: "file"), completion: .file(extensions: ["toml"]))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "How much to log to stderr: trace, debug, info, notice, warning, error or critical.", valueName: "level"))
-    var logLevel: String = "info"
+        "How much to log to stderr.", valueName: "level"))
+    var logLevel: Logger.Level = .info
 
-    /// The parsed log level, or a usage error naming the flag.
-    func level() throws -> Logger.Level {
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError(
-                "--log-level: \"\(logLevel)\" is not a level; use trace, debug, info, notice, warning, error or critical")
+    func validate() throws {
+        if let config, config.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--config: the file name must not be empty (omit --config for the built-in defaults)")
         }
-        return level
     }
 
     /// Loads the config file (or the defaults) once: TOML, types, ranges and every evdev name (checked
@@ -34,25 +31,10 @@ struct CommonOptions: ParsableArguments {
     }
 
     /// A logger writing to `sink` at the chosen level.
-    func makeLogger(label: String, sink: LogSink) throws -> Logger {
-        let level = try level()
+    func makeLogger(label: String, sink: LogSink) -> Logger {
+        let level = logLevel
         return Logger(label: label) { ConsoleLogHandler(label: $0, sink: sink, level: level) }
     }
-}
-
-/// A file given on the command line that cannot be used (a missing `--replay` recording).
-struct ConfigFileError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
-}
-
-/// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
-/// line per problem of a config file, and gives the exit code for it.
-func reportFailure(_ error: Error) -> ExitCode {
-    for line in "\(error)".split(separator: "\n", omittingEmptySubsequences: false) {
-        BoundedWriter.standardError.write("carbridge: \(line)")
-    }
-    return ExitCode(1)
 }
 
 /// Writes one line to stdout at once (unbuffered, so pipes and tests see it immediately).
@@ -65,6 +47,6 @@ func loadRecording(_ path: String) throws -> EvemuRecording {
     do {
         return try EvemuRecording(contentsOfFile: path)
     } catch InputDeviceError.notFound {
-        throw ConfigFileError(message: "\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
+        throw CarbridgeError("\(path): no such recording (make one with `evemu-record /dev/input/eventN > FILE`)")
     }
 }

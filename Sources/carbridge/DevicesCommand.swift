@@ -4,7 +4,7 @@ import DriveInput
 import DriveRuntime
 
 /// `carbridge devices`: what input devices carbridge can see.
-struct DevicesCommand: ParsableCommand {
+struct DevicesCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the input devices carbridge can see: class, vendor:product, node, readable, name.",
@@ -18,8 +18,7 @@ struct DevicesCommand: ParsableCommand {
     @OptionGroup var common: CommonOptions
 
     func run() throws {
-        let config: CarbridgeConfig
-        do { config = try common.loadConfig() } catch { throw reportFailure(error) }
+        let config = try common.loadConfig()
         let listings = DeviceCatalog.list()
         let all = listings.map(\.descriptor)
         let picks = DevicePicker(config: config).picks(among: all)

@@ -6,7 +6,7 @@ import DriveRuntime
 import Foundation
 
 /// `carbridge run`: the main job.
-struct RunCommand: ParsableCommand {
+struct RunCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Drive the car: read the inputs, run the state machine, stream frames to the link.",
@@ -29,8 +29,8 @@ struct RunCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N or rfcomm://ADDR[/CHANNEL].",
-        valueName: "url"))
-    var link: String?
+        valueName: "url"), transform: LinkArgument.parse)
+    var link: LinkArgument?
 
     @Option(name: .long, help: ArgumentHelp("Speed cap for Speed+ (multiple of 10, 10…240).", valueName: "speed"))
     var maxSpeed: Int?
@@ -43,7 +43,7 @@ struct RunCommand: ParsableCommand {
     var idleTimeout: Double?
 
     @Option(name: .long, help: ArgumentHelp("Frame terminator: lf, crlf or none.", valueName: "name"))
-    var terminator: String?
+    var terminator: FrameTerminator?
 
     @Flag(name: .long, help: "Do not read the terminal keyboard even when stdin is a terminal.")
     var noKeyboard = false
@@ -58,7 +58,7 @@ struct RunCommand: ParsableCommand {
             starts it once the link is up and ends when it does: lost input (the stop frame), then E,0,0,0 \
             if the engine is on.
             """,
-        valueName: "file"))
+        valueName: "file"), completion: .file())
     var replay: String?
 
     func validate() throws {
@@ -71,44 +71,26 @@ struct RunCommand: ParsableCommand {
         if let idleTimeout, !(0...86_400).contains(idleTimeout) || !idleTimeout.isFinite {
             throw ValidationError("--idle-timeout: \(idleTimeout) must be between 0 and 86400 seconds")
         }
-        if let terminator, FrameTerminator(name: terminator) == nil {
-            throw ValidationError("--terminator: \"\(terminator)\" is not lf, crlf or none")
-        }
-        _ = try common.level()
     }
 
     func run() throws {
         let sink = LogSink()
-        let logger = try common.makeLogger(label: "carbridge", sink: sink)
-        var config: CarbridgeConfig
-        do {
-            config = try common.loadConfig()
-        } catch {
-            throw reportFailure(error)
-        }
-        if let link { config.link.url = link }
+        let logger = common.makeLogger(label: "carbridge", sink: sink)
+        var config = try common.loadConfig()
+        if let link { config.link.url = link.text }
         if let maxSpeed { config.drive.maxSpeed = maxSpeed }
         if let periodMs { config.drive.period = .milliseconds(periodMs) }
         if let idleTimeout { config.drive.idleTimeout = idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil }
-        if let terminator, let value = FrameTerminator(name: terminator) { config.link.terminator = value }
+        if let terminator { config.link.terminator = terminator }
 
         var options = RunSession.Options()
         options.keyboard = !noKeyboard
         options.view = !noView
         if let replay {
-            do {
-                options.replay = try loadRecording(replay)
-            } catch {
-                throw reportFailure(error)
-            }
+            options.replay = try loadRecording(replay)
         }
-        let code: Int32
-        do {
-            let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
-            code = try session.run()
-        } catch {
-            throw reportFailure(error)
-        }
+        let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
+        let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
 }

@@ -2,7 +2,7 @@ import ArgumentParser
 import DriveLink
 
 /// `carbridge scan`: find Bluetooth cars nearby.
-struct ScanCommand: ParsableCommand {
+struct ScanCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
         abstract: "Search for Bluetooth devices (classic inquiry) and print their addresses and names.",
@@ -26,12 +26,7 @@ struct ScanCommand: ParsableCommand {
     }
 
     func run() throws {
-        let devices: [BluetoothScanner.Device]
-        do {
-            devices = try BluetoothScanner.scan(adapter: adapter, seconds: seconds, readNames: !noNames)
-        } catch {
-            throw reportFailure(error)
-        }
+        let devices = try BluetoothScanner.scan(adapter: adapter, seconds: seconds, readNames: !noNames)
         if devices.isEmpty {
             say("no Bluetooth devices answered within \(seconds) s (is the car switched on and discoverable?)")
         }

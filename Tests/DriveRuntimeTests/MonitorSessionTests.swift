@@ -1,0 +1,106 @@
+import DriveConfig
+import DriveCore
+import DriveInput
+import DriveRuntime
+import DriveSystem
+import DriveTestSupport
+import Logging
+import XCTest
+
+/// `carbridge monitor`'s logic fed by an evemu replay on a manual-clock loop: the lines it prints
+/// (raw events → controls ⇒ the frame a car would get) without a terminal, udev or wall time.
+final class MonitorSessionTests: XCTestCase {
+    /// An Xbox 360 pad (the header of Tests/DriveInputTests/Fixtures/xbox360-pad.evemu) pressing
+    /// engine, Speed+ and steering full right.
+    private let recording = """
+        # EVEMU 1.3
+        N: Microsoft X-Box 360 pad
+        I: 0003 045e 028e 0114
+        P: 00 00 00 00 00 00 00 00
+        B: 00 0b 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 db 7c
+        B: 01 00 00 00 00 00 00 00 00
+        B: 03 3f 00 03 00 00 00 00 00
+        A: 00 -32768 32767 16 128 0
+        A: 01 -32768 32767 16 128 0
+        A: 02 0 255 0 0 0
+        A: 03 -32768 32767 16 128 0
+        A: 04 -32768 32767 16 128 0
+        A: 05 0 255 0 0 0
+        A: 10 -1 1 0 0 0
+        A: 11 -1 1 0 0 0
+        E: 0.100000 0001 013b 0001
+        E: 0.100000 0000 0000 0000
+        E: 0.150000 0001 013b 0000
+        E: 0.150000 0000 0000 0000
+        E: 0.200000 0001 0137 0001
+        E: 0.200000 0000 0000 0000
+        E: 0.250000 0001 0137 0000
+        E: 0.250000 0000 0000 0000
+        E: 0.300000 0003 0000 32767
+        E: 0.300000 0000 0000 0000
+
+        """
+
+    func testReplayPrintsOneLinePerFrameWithControlsAndTheCarFrame() throws {
+        let config = try CarbridgeConfig.defaults(resolver: EventCodeNames())
+        let loop = try makeManualLoop()
+        var options = MonitorSession.Options()
+        options.replay = try EvemuRecording.parse(recording)
+        options.replayName = "pad.evemu"
+        var lines: [String] = []
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let session = try MonitorSession(config: config, options: options, loop: loop, logger: logger) { lines.append($0) }
+        let start = loop.now()
+        try session.run()
+        XCTAssertLessThan(loop.now().duration(since: start), .seconds(2), "the run ends with the recording")
+
+        XCTAssertEqual(lines.first, "monitor: " + MonitorSession.summary(config) + "; Ctrl-C stops")
+        XCTAssertTrue(lines.first?.hasPrefix("monitor: steering by stick") ?? false, "\(lines)")
+        XCTAssertEqual(lines.dropFirst().first, "+ replay \"Microsoft X-Box 360 pad\"")
+        let pad = "replay \"Microsoft X-Box 360 pad\""
+        XCTAssertEqual(Array(lines.dropFirst(2)), [
+            "   0.000  \(pad)  BTN_START down → engine / θ 0.0° / range 0  ⇒ (engine on, nothing sent yet)",
+            "   0.050  \(pad)  BTN_START up → — / θ 0.0° / range 0",
+            "   0.100  \(pad)  BTN_TR down → speed_up / θ 0.0° / range 0  ⇒ M,0,10,1",
+            "   0.150  \(pad)  BTN_TR up → — / θ 0.0° / range 0",
+            "   0.200  \(pad)  ABS_X 32767 (1.00) → steer +90.0° / θ +90.0° / range 2  ⇒ R,2,10,1",
+            "   0.200  carbridge  end of recording → INPUT LOST / θ +90.0° / range 2  ⇒ R,2,0,1",
+            "monitor: replay finished",
+        ])
+    }
+
+    func testAnAccelerometerRecordingSteersByTilt() throws {
+        let config = try CarbridgeConfig.defaults(resolver: EventCodeNames())
+        XCTAssertEqual(config.steering.source, .stick)
+        var options = MonitorSession.Options()
+        options.replay = try EvemuRecording.parse("""
+            # EVEMU 1.3
+            N: Test Motion Sensors
+            I: 0005 054c 0ce6 8100
+            P: 40 00 00 00 00 00 00 00
+            B: 00 0b 00 00 00 00 00 00 00
+            B: 03 07 00 00 00 00 00 00 00
+            A: 00 -32768 32767 16 0 8192
+            A: 01 -32768 32767 16 0 8192
+            A: 02 -32768 32767 16 0 8192
+            E: 0.000000 0003 0002 8192
+            E: 0.000000 0000 0000 0000
+
+            """)
+        options.replayName = "motion.evemu"
+        var lines: [String] = []
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let session = try MonitorSession(
+            config: config, options: options, loop: try makeManualLoop(), logger: logger) { lines.append($0) }
+        XCTAssertEqual(session.config.steering.source, .tilt)
+        XCTAssertEqual(lines, ["monitor: motion.evemu is an accelerometer recording: steering by tilt for this session"])
+        try session.run()
+        XCTAssertTrue(lines.dropFirst().first?.hasPrefix("monitor: steering by tilt (axes x,z") ?? false, "\(lines)")
+        XCTAssertEqual(lines.last, "monitor: replay finished")
+    }
+}
