@@ -66,12 +66,3 @@ public enum DeviceSelector {
         fnmatch(glob, text, 0) == 0
     }
 }
-
-extension String {
-    func trimmingSpaces() -> String {
-        var slice = Substring(self)
-        while let first = slice.first, first.isWhitespace { slice.removeFirst() }
-        while let last = slice.last, last.isWhitespace { slice.removeLast() }
-        return String(slice)
-    }
-}

@@ -1,3 +1,4 @@
+import DriveMapping
 import DriveSystem
 import Glibc
 
@@ -76,7 +77,7 @@ public struct EvemuRecording: Hashable, Sendable {
             if line.last == "\r" { line = line.dropLast() }
             if line.hasPrefix("#") {
                 if lineNumber == 1, line.hasPrefix("# EVEMU ") {
-                    recording.formatVersion = String(line.dropFirst(8)).trimmingSpaces()
+                    recording.formatVersion = String(line.dropFirst(8)).trimmingWhitespace()
                 }
                 continue
             }
@@ -87,7 +88,7 @@ public struct EvemuRecording: Hashable, Sendable {
                 guard prefix == "N:" else {
                     throw EvemuError(line: lineNumber, message: "expected \"N: <device name>\" (the evemu-record header), got \"\(line)\"")
                 }
-                let name = String(line.dropFirst(2)).trimmingSpaces()
+                let name = String(line.dropFirst(2)).trimmingWhitespace()
                 guard !name.isEmpty else {
                     throw EvemuError(line: lineNumber, message: "expected a device name after \"N:\"")
                 }

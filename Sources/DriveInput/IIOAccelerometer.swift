@@ -110,7 +110,7 @@ public final class IIOAccelerometer {
     /// The mount matrix text: udev `ACCEL_MOUNT_MATRIX` first (it overrides the driver, as in
     /// iio-sensor-proxy), then `in_accel_mount_matrix`, then `mount_matrix` in `directory`.
     public static func findMountMatrixText(directory: String, udevMountMatrix: String?) -> String? {
-        if let udev = udevMountMatrix?.trimmingSpaces(), !udev.isEmpty { return udev }
+        if let udev = udevMountMatrix?.trimmingWhitespace(), !udev.isEmpty { return udev }
         for file in ["in_accel_mount_matrix", "mount_matrix"] {
             if let text = SysfsFile.readText("\(directory)/\(file)"), !text.isEmpty { return text }
         }

@@ -1,3 +1,4 @@
+import DriveMapping
 import DriveSystem
 import CLinux
 import Glibc
@@ -6,7 +7,7 @@ import Glibc
 enum SysfsFile {
     /// The file's text without surrounding whitespace, or nil when it cannot be read.
     static func readText(_ path: String) -> String? {
-        readRaw(path, limit: 1 << 20)?.trimmingSpaces()
+        readRaw(path, limit: 1 << 20)?.trimmingWhitespace()
     }
 
     /// The file's whole text (up to `limit` bytes), or nil when it cannot be read.

@@ -1,3 +1,4 @@
+import DriveMapping
 import CUdev
 import DriveSystem
 import Glibc
@@ -151,7 +152,7 @@ public final class UdevWatcher {
             let parent = udev_device_get_parent_with_subsystem_devtype(device, "input", nil)
             func parentAttribute(_ name: String) -> String? {
                 guard let parent else { return nil }
-                return text(udev_device_get_sysattr_value(parent, name))?.trimmingSpaces()
+                return text(udev_device_get_sysattr_value(parent, name))?.trimmingWhitespace()
             }
             let keys = parentAttribute("capabilities/key").map { DeviceClassifier.bits(ofSysfsBitmask: $0) } ?? []
             let inputProperties = parentAttribute("properties").map { DeviceClassifier.bits(ofSysfsBitmask: $0) } ?? []
@@ -169,7 +170,7 @@ public final class UdevWatcher {
             let names = Set(SysfsFile.directoryEntries(syspath) ?? [])
             return InputDeviceDescriptor(
                 deviceClass: DeviceClassifier.classifyIIO(attributeNames: names),
-                name: text(udev_device_get_sysattr_value(device, "name"))?.trimmingSpaces() ?? sysname,
+                name: text(udev_device_get_sysattr_value(device, "name"))?.trimmingWhitespace() ?? sysname,
                 subsystem: subsystem, syspath: syspath, devnode: devnode, idPath: properties["ID_PATH"],
                 sysfsDirectory: syspath, udevMountMatrix: properties["ACCEL_MOUNT_MATRIX"], properties: properties)
         default:

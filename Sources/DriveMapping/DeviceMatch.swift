@@ -76,7 +76,8 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The text without leading and trailing whitespace (no Foundation).
+    public func trimmingWhitespace() -> String {
         var slice = Substring(self)
         while let first = slice.first, first.isWhitespace { slice.removeFirst() }
         while let last = slice.last, last.isWhitespace { slice.removeLast() }
