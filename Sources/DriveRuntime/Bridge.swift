@@ -17,8 +17,8 @@ public final class Bridge {
     public let link: CarLink
     private var machine: DriveMachine
     private let logger: Logger
-    private var timer: EventLoop.TimerID?
-    private var timerDeadline: Instant?
+    /// Follows the machine's `nextDeadline`.
+    private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
     private var shuttingDown = false
 
     /// How many frames were handed to the link.
@@ -95,8 +95,7 @@ public final class Bridge {
         let frames = machine.handle(.shutdown, at: now)
         deliver(frames, at: now)
         shuttingDown = true
-        if let timer { loop.cancel(timer) }
-        timer = nil
+        timer.cancel()
         logger.info("shutting down (\(reason))")
         changed()
         let sent = frames.map(\.text).joined(separator: " ")
@@ -123,18 +122,10 @@ public final class Bridge {
     }
 
     private func rearm() {
-        let wanted = shuttingDown ? nil : machine.nextDeadline
-        if wanted == timerDeadline, timer != nil || wanted == nil { return }
-        if let timer { loop.cancel(timer) }
-        timer = nil
-        timerDeadline = wanted
-        guard let wanted else { return }
-        timer = loop.schedule(at: wanted) { [weak self] in self?.timerFired() }
+        timer.arm(at: shuttingDown ? nil : machine.nextDeadline)
     }
 
     private func timerFired() {
-        timer = nil
-        timerDeadline = nil
         let now = loop.now()
         let before = machine.state.engineOn
         let frames = machine.tick(at: now)

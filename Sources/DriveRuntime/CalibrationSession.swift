@@ -116,11 +116,16 @@ public final class CalibrationSession {
     private func openAccelerometer() throws -> AccelerometerSampler {
         if let device {
             if device.hasPrefix("/dev/") {
-                return try AccelerometerSampler(evdevPath: device, mountMatrix: nil, loop: loop)
+                return try AccelerometerSampler(
+                    InputDeviceDescriptor(deviceClass: .accelerometer, name: device, syspath: device, devnode: device),
+                    rateHertz: config.steering.sampleRateHertz, loop: loop)
             }
             if FileManager.default.fileExists(atPath: device + "/in_accel_x_raw") {
                 return try AccelerometerSampler(
-                    iioDirectory: device, udevMountMatrix: nil, rateHertz: config.steering.sampleRateHertz, loop: loop)
+                    InputDeviceDescriptor(
+                        deviceClass: .iioAccelerometer, name: device, subsystem: "iio", syspath: device,
+                        sysfsDirectory: device),
+                    rateHertz: config.steering.sampleRateHertz, loop: loop)
             }
         }
         let devices = UdevWatcher.enumerate()
@@ -141,55 +146,34 @@ public final class CalibrationSession {
             }
             throw CarbridgeError(message)
         }
-        if descriptor.deviceClass == .iioAccelerometer, let directory = descriptor.sysfsDirectory {
-            return try AccelerometerSampler(
-                iioDirectory: directory, udevMountMatrix: descriptor.udevMountMatrix,
-                rateHertz: config.steering.sampleRateHertz, loop: loop)
-        }
-        guard let node = descriptor.devnode else {
+        if !(descriptor.deviceClass == .iioAccelerometer && descriptor.sysfsDirectory != nil), descriptor.devnode == nil {
             throw CarbridgeError("\"\(descriptor.name)\" has no device node to read")
         }
-        let matrix = try descriptor.udevMountMatrix.map { try MountMatrix.parse($0) }
-        return try AccelerometerSampler(evdevPath: node, mountMatrix: matrix, loop: loop)
+        return try AccelerometerSampler(descriptor, rateHertz: config.steering.sampleRateHertz, loop: loop)
     }
 }
 
-/// Reads gravity samples (after the device's mount matrix) from an IIO or evdev accelerometer.
+/// Collects the gravity samples (after the device's mount matrix) of an `AccelerometerSource`.
 private final class AccelerometerSampler {
-    let description: String
+    private let source: AccelerometerSource
     private let loop: EventLoop
-    private var iio: IIOAccelerometer?
-    private var evdev: EvdevDevice?
     private var samples: [Vector3] = []
     private var failure: String?
 
-    init(iioDirectory: String, udevMountMatrix: String?, rateHertz: Double, loop: EventLoop) throws {
-        self.loop = loop
-        let iio = try IIOAccelerometer(
-            directory: iioDirectory, loop: loop, rateHertz: rateHertz, udevMountMatrix: udevMountMatrix)
-        if let text = iio.mountMatrixText {
-            let matrix = try MountMatrix.parse(text)
-            iio.transform = { matrix.apply($0) }
-        }
-        description = "IIO accelerometer \"\(iio.name ?? "?")\" (\(iioDirectory))"
-        self.iio = iio
-        iio.onFrame = { [weak self] frame in if let a = frame.acceleration { self?.samples.append(a) } }
-        iio.onGone = { [weak self] reason in self?.gone(reason) }
-    }
+    var description: String { source.description }
 
-    init(evdevPath: String, mountMatrix: MountMatrix?, loop: EventLoop) throws {
+    /// Opens `descriptor`; a mount matrix that does not parse is an error here, and so is an evdev node
+    /// that is not an accelerometer.
+    init(_ descriptor: InputDeviceDescriptor, rateHertz: Double, loop: EventLoop) throws {
         self.loop = loop
-        let evdev = try EvdevDevice(path: evdevPath, loop: loop)
-        guard evdev.info.isAccelerometer else {
-            throw CarbridgeError("\(evdevPath) (\"\(evdev.info.name)\") is not an accelerometer "
+        source = try AccelerometerSource(descriptor: descriptor, loop: loop, rateHertz: rateHertz, strictMountMatrix: true)
+        guard source.isAccelerometer else {
+            throw CarbridgeError("\(descriptor.devnode ?? descriptor.syspath) (\"\(source.name)\") is not an accelerometer "
                 + "(no INPUT_PROP_ACCELEROMETER); for a DualSense/DS4 use its \"Motion Sensors\" node")
         }
-        description = "\"\(evdev.info.name)\" (\(evdevPath))"
-        self.evdev = evdev
-        func mounted(_ a: Vector3) -> Vector3 { mountMatrix?.apply(a) ?? a }
-        if let a = evdev.stateFrame().acceleration, a != Vector3(x: 0, y: 0, z: 0) { samples.append(mounted(a)) }
-        evdev.onFrame = { [weak self] frame in if let a = frame.acceleration { self?.samples.append(mounted(a)) } }
-        evdev.onGone = { [weak self] reason in self?.gone(reason) }
+        if let a = source.currentAcceleration() { samples.append(a) }
+        source.onFrame = { [weak self] frame in if let a = frame.acceleration { self?.samples.append(a) } }
+        source.onGone = { [weak self] reason in self?.gone(reason) }
     }
 
     private func gone(_ reason: String) {
@@ -199,14 +183,12 @@ private final class AccelerometerSampler {
 
     /// Samples for `window` and returns every sample; throws when the device goes away meanwhile.
     func collect(for window: Duration) throws -> [Vector3] {
-        try evdev?.start()
-        iio?.start()
+        try source.start()
         let deadline = loop.now().advanced(by: window)
         while loop.now() < deadline && failure == nil {
             try loop.run(until: deadline)
         }
-        iio?.stop()
-        evdev?.close()
+        source.stop()
         if let failure { throw CarbridgeError("\(description) went away while calibrating: \(failure)") }
         return samples
     }

@@ -16,12 +16,17 @@ import Logging
 public final class InputCoordinator {
     /// One device in use.
     private struct Active {
+        enum State {
+            /// An evdev node being opened, `EACCES` retried (nil while the first attempt runs).
+            case opening(PermissionRetry<any InputSource>?)
+            /// Delivering frames.
+            case open(any InputSource)
+        }
+
         let descriptor: InputDeviceDescriptor
         let role: DeviceRole
         let key: String
-        var evdev: EvdevDevice?
-        var iio: IIOAccelerometer?
-        var retry: PermissionRetry<EvdevDevice>?
+        var state: State
     }
 
     private let config: CarbridgeConfig
@@ -29,12 +34,17 @@ public final class InputCoordinator {
     private let logger: Logger
     private let picker: DevicePicker
     private var mapper: ControlMapper
-    private var mapperTimer: EventLoop.TimerID?
+    /// Follows `mapper.nextDeadline`.
+    private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
+        guard let self else { return }
+        self.deliver(self.mapper.tick(at: self.loop.now()))
+    }
     private var watcher: UdevWatcher?
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
-    private var watchdogTimer: EventLoop.TimerID?
+    /// Follows `watchdog.deadline`.
+    private lazy var watchdogTimer = DeadlineTimer(loop: loop) { [weak self] in self?.watchdogFired() }
     private var watchdog: SampleWatchdog
     /// Roles whose device was lost and is not back yet.
     private var missingRoles: Set<DeviceRole> = []
@@ -106,8 +116,8 @@ public final class InputCoordinator {
         watcher?.stop()
         replay?.stop()
         for syspath in Array(active.keys) { close(syspath) }
-        if let watchdogTimer { loop.cancel(watchdogTimer) }
-        if let mapperTimer { loop.cancel(mapperTimer) }
+        watchdogTimer.cancel()
+        mapperTimer.cancel()
     }
 
     // MARK: devices
@@ -129,63 +139,64 @@ public final class InputCoordinator {
     }
 
     private func open(_ device: InputDeviceDescriptor, role: DeviceRole, key: String) {
-        var entry = Active(descriptor: device, role: role, key: key)
         let syspath = device.syspath
         if device.deviceClass == .iioAccelerometer, let directory = device.sysfsDirectory {
+            let source: AccelerometerSource
             do {
-                let iio = try IIOAccelerometer(
-                    directory: directory, loop: loop, rateHertz: config.steering.sampleRateHertz,
-                    udevMountMatrix: device.udevMountMatrix)
-                if let text = iio.mountMatrixText {
-                    do {
-                        let matrix = try MountMatrix.parse(text)
-                        iio.transform = { matrix.apply($0) }
-                    } catch {
-                        logger.warning("ignoring the mount matrix of \(device.name): \(error)")
-                    }
-                }
-                iio.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: device.name) }
-                iio.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
-                entry.iio = iio
-                active[syspath] = entry
-                iio.start()
-                opened(entry)
+                source = try AccelerometerSource(descriptor: device, loop: loop, rateHertz: config.steering.sampleRateHertz)
             } catch {
                 logger.error("cannot read \(device.name) (\(directory)): \(error)")
+                return
             }
+            if let error = source.mountMatrixError {
+                logger.warning("ignoring the mount matrix of \(device.name): \(error)")
+            }
+            activate(source, as: Active(descriptor: device, role: role, key: key, state: .open(source)), location: directory)
             return
         }
         guard let node = device.devnode else { return }
-        let matrix = device.udevMountMatrix.flatMap { try? MountMatrix.parse($0) }
-        active[syspath] = entry
-        entry.retry = EvdevDevice.open(path: node, loop: loop, grab: config.devices.grab && role == .gamepad) {
-            [weak self] result in
-            guard let self, var current = self.active[syspath] else { return }
-            switch result {
-            case .success(let evdev):
-                evdev.onFrame = { [weak self] frame in
-                    var frame = frame
-                    if let matrix, let acceleration = frame.acceleration { frame.acceleration = matrix.apply(acceleration) }
-                    self?.frame(frame, role: role, source: device.name)
-                }
-                evdev.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
-                do {
-                    try evdev.start()
-                } catch {
-                    self.logger.error("cannot read \(device.name) (\(node)): \(error)")
+        let loop = self.loop
+        let grab = config.devices.grab && role == .gamepad
+        let udevMountMatrix = device.udevMountMatrix
+        active[syspath] = Active(descriptor: device, role: role, key: key, state: .opening(nil))
+        let retry = PermissionRetry<any InputSource>(
+            loop: loop,
+            attempt: {
+                let evdev = try EvdevDevice(path: node, loop: loop, grab: grab)
+                guard evdev.info.isAccelerometer else { return evdev }
+                return AccelerometerSource(evdev: evdev, udevMountMatrix: udevMountMatrix)
+            },
+            completion: { [weak self] result in
+                guard let self, let current = self.active[syspath] else { return }
+                switch result {
+                case .success(let source):
+                    self.activate(source, as: current, location: node)
+                case .failure(let error):
                     self.active[syspath] = nil
-                    return
+                    self.logger.error("cannot open \(device.name) (\(node)): \(error)")
                 }
-                current.evdev = evdev
-                current.retry = nil
-                self.active[syspath] = current
-                self.opened(current)
-            case .failure(let error):
-                self.active[syspath] = nil
-                self.logger.error("cannot open \(device.name) (\(node)): \(error)")
-            }
+            })
+        if case .opening = active[syspath]?.state { active[syspath]?.state = .opening(retry) }
+    }
+
+    /// Makes `source` the open device of `entry` and starts it; one that cannot start is dropped.
+    private func activate(_ source: any InputSource, as entry: Active, location: String) {
+        let syspath = entry.descriptor.syspath
+        let role = entry.role
+        let name = entry.descriptor.name
+        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        source.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
+        var entry = entry
+        entry.state = .open(source)
+        active[syspath] = entry
+        do {
+            try source.start()
+        } catch {
+            logger.error("cannot read \(name) (\(location)): \(error)")
+            active[syspath] = nil
+            return
         }
-        if active[syspath] != nil, active[syspath]?.evdev == nil { active[syspath]?.retry = entry.retry }
+        opened(entry)
     }
 
     private func opened(_ entry: Active) {
@@ -221,9 +232,10 @@ public final class InputCoordinator {
 
     private func close(_ syspath: String) {
         guard let entry = active.removeValue(forKey: syspath) else { return }
-        entry.retry?.cancel()
-        entry.evdev?.close()
-        entry.iio?.stop()
+        switch entry.state {
+        case .opening(let retry): retry?.cancel()
+        case .open(let source): source.stop()
+        }
         if entry.role == .accelerometer {
             watchdog.closed()
             armWatchdog()
@@ -262,28 +274,18 @@ public final class InputCoordinator {
     }
 
     private func rearmMapperTimer() {
-        if let mapperTimer { loop.cancel(mapperTimer) }
-        mapperTimer = nil
-        guard let deadline = mapper.nextDeadline else { return }
-        mapperTimer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.mapperTimer = nil
-            self.deliver(self.mapper.tick(at: self.loop.now()))
-        }
+        mapperTimer.arm(at: mapper.nextDeadline)
     }
 
     /// An accelerometer that gives no usable sample for `input_timeout_ms` is lost input (spec §6):
     /// the timer follows `watchdog.deadline`.
     private func armWatchdog() {
-        if let watchdogTimer { loop.cancel(watchdogTimer) }
-        watchdogTimer = nil
-        guard let deadline = watchdog.deadline else { return }
-        watchdogTimer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.watchdogTimer = nil
-            guard self.watchdog.expire(at: self.loop.now()) else { return self.armWatchdog() }
-            self.logger.warning("accelerometer silent for \(self.config.steering.inputTimeoutMilliseconds) ms: input lost")
-            self.inputLost(role: .accelerometer)
-        }
+        watchdogTimer.arm(at: watchdog.deadline)
+    }
+
+    private func watchdogFired() {
+        guard watchdog.expire(at: loop.now()) else { return armWatchdog() }
+        logger.warning("accelerometer silent for \(config.steering.inputTimeoutMilliseconds) ms: input lost")
+        inputLost(role: .accelerometer)
     }
 }

@@ -1,0 +1,84 @@
+import DriveCore
+import DriveSystem
+import XCTest
+
+final class DeadlineTimerTests: XCTestCase {
+    func testFiresAtTheArmedDeadlineOnce() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [Instant] = []
+        let timer = DeadlineTimer(loop: loop) { fired.append(loop.now()) }
+        timer.arm(at: start + .milliseconds(50))
+        XCTAssertEqual(timer.deadline, start + .milliseconds(50))
+        XCTAssertEqual(loop.nextTimerDeadline, start + .milliseconds(50))
+        try loop.advance(by: .milliseconds(49))
+        XCTAssertEqual(fired, [])
+        try loop.advance(by: .milliseconds(51))
+        XCTAssertEqual(fired, [start + .milliseconds(50)])
+        XCTAssertNil(timer.deadline)
+        XCTAssertNil(loop.nextTimerDeadline)
+    }
+
+    func testSameDeadlineKeepsTheScheduledTimer() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var count = 0
+        let timer = DeadlineTimer(loop: loop) { count += 1 }
+        // Another timer at the same instant, scheduled after ours: ours must stay first.
+        timer.arm(at: start + .milliseconds(20))
+        var order: [String] = []
+        loop.schedule(at: start + .milliseconds(20)) { order.append("other") }
+        timer.arm(at: start + .milliseconds(20))
+        let ordered = DeadlineTimer(loop: loop) { order.append("second") }
+        ordered.arm(at: start + .milliseconds(30))
+        try loop.advance(by: .milliseconds(25))
+        XCTAssertEqual(count, 1)
+        XCTAssertEqual(order, ["other"])
+        try loop.advance(by: .milliseconds(10))
+        XCTAssertEqual(order, ["other", "second"])
+    }
+
+    func testNewDeadlineReschedulesAndNilDisarms() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [Instant] = []
+        let timer = DeadlineTimer(loop: loop) { fired.append(loop.now()) }
+        timer.arm(at: start + .milliseconds(100))
+        timer.arm(at: start + .milliseconds(30))
+        XCTAssertEqual(loop.nextTimerDeadline, start + .milliseconds(30))
+        try loop.advance(by: .milliseconds(200))
+        XCTAssertEqual(fired, [start + .milliseconds(30)])
+        timer.arm(at: start + .milliseconds(300))
+        timer.arm(at: nil)
+        XCTAssertNil(timer.deadline)
+        XCTAssertNil(loop.nextTimerDeadline)
+        try loop.advance(by: .milliseconds(200))
+        XCTAssertEqual(fired.count, 1)
+    }
+
+    func testActionCanRearm() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [Instant] = []
+        var timer: DeadlineTimer!
+        timer = DeadlineTimer(loop: loop) {
+            fired.append(loop.now())
+            if fired.count < 3 { timer.arm(at: loop.now() + .milliseconds(10)) }
+        }
+        timer.arm(at: start + .milliseconds(10))
+        try loop.advance(by: .milliseconds(100))
+        XCTAssertEqual(fired, [start + .milliseconds(10), start + .milliseconds(20), start + .milliseconds(30)])
+        timer = nil
+    }
+
+    func testDeinitCancels() throws {
+        let loop = try EventLoop(clock: .manual)
+        var fired = false
+        var timer: DeadlineTimer? = DeadlineTimer(loop: loop) { fired = true }
+        timer?.arm(at: loop.now() + .milliseconds(10))
+        timer = nil
+        XCTAssertNil(loop.nextTimerDeadline)
+        try loop.advance(by: .milliseconds(20))
+        XCTAssertFalse(fired)
+    }
+}
