@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages carbridge builds against, if they are missing
+# Installs the Debian packages carbridge builds against (and iproute2, for the fault-injection
+# tests' network namespaces), if they are missing
 # (as root directly, otherwise through sudo). Usage: scripts/install-deps.sh [EXTRA PACKAGES…]
 set -euo pipefail
-packages=(libevdev-dev libudev-dev libbluetooth-dev pkg-config "$@")
+packages=(libevdev-dev libudev-dev libbluetooth-dev pkg-config iproute2 "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
