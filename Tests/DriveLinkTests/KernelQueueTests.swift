@@ -49,6 +49,17 @@ private extension String {
 final class KernelQueueTests: XCTestCase {
     private func motion(_ speed: Int) -> Frame { .motion(range: 0, speed: speed, direction: 1) }
 
+    /// A started link on a manual loop with 2 frames in flight and a 300 ms stall timeout.
+    private func stallTestLink() throws -> (EventLoop, QueueConnector, StreamLink<QueueConnector>, LinkRecorder) {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(
+            connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2, stallTimeout: .milliseconds(300)))
+        let recorder = LinkRecorder(link)
+        link.start()
+        return (loop, connector, link, recorder)
+    }
+
     func testAtMostMaxInFlightMotionFramesReachTheKernelAndTheNewestWaits() throws {
         let loop = try makeManualLoop()
         let connector = QueueConnector()
@@ -74,12 +85,7 @@ final class KernelQueueTests: XCTestCase {
     }
 
     func testAQueueThatDoesNotDrainIsAStallAndTheLinkIsClosedAbortively() throws {
-        let loop = try makeManualLoop()
-        let connector = QueueConnector()
-        let link = StreamLink(
-            connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2, stallTimeout: .milliseconds(300)))
-        let recorder = LinkRecorder(link)
-        link.start()
+        let (loop, connector, link, recorder) = try stallTestLink()
         defer { Glibc.close(connector.peer) }
         let start = loop.now()
         link.send(motion(50))
@@ -91,12 +97,7 @@ final class KernelQueueTests: XCTestCase {
     }
 
     func testAQueueThatKeepsDrainingIsNotAStall() throws {
-        let loop = try makeManualLoop()
-        let connector = QueueConnector()
-        let link = StreamLink(
-            connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2, stallTimeout: .milliseconds(300)))
-        let recorder = LinkRecorder(link)
-        link.start()
+        let (loop, connector, link, recorder) = try stallTestLink()
         defer { Glibc.close(connector.peer) }
         // A slow car: each frame is acknowledged 150 ms after it was sent, never all at once.
         var speed = 10
