@@ -26,7 +26,9 @@ public enum BluetoothErrorAdvice {
             return "the car \(address) rejected the connection (not paired, or wrong PIN): "
                 + "pair it with `bluetoothctl pair \(address)` (the PIN is usually 1234 or 0000)"
         case EBUSY, EADDRINUSE:
-            return "channel \(channel) of \(address) is in use: release it (`sudo rfcomm release all`) or close the program holding it"
+            return "channel \(channel) of \(address) is in use: right after a lost connection that is carbridge's own "
+                + "old connection still closing (it retries by itself); otherwise release it (`sudo rfcomm release all`) "
+                + "or close the program holding it"
         case EINVAL:
             return "\"\(address)\" channel \(channel) is not a valid Bluetooth target: check the address"
         default:
