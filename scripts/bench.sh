@@ -15,7 +15,12 @@ if ! command -v valgrind >/dev/null; then
 fi
 
 swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product bench-counts >&2
-bin=$scratch/release/bench-counts
+# valgrind's debuginfo reader gives up on the Swift toolchain's DWARF ("Possibly corrupted debuginfo file"):
+# callgrind only needs the code, so it runs a copy without debug info.
+bin=$scratch/bench-stripped/bench-counts
+rm -rf "$scratch/bench-stripped" && mkdir -p "$scratch/bench-stripped"
+cp "$scratch/release/bench-counts" "$scratch/release/libMallocInterposerSwift.so" "$scratch/bench-stripped/"
+strip --strip-debug "$scratch/bench-stripped/"*
 export CARBRIDGE_CONFIG=$root/config/carbridge.toml
 
 # Iteration counts: the instructions of one operation are (Ir(high) - Ir(low)) / (high - low), so set-up,
