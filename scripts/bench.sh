@@ -22,6 +22,8 @@ rm -rf "$scratch/bench-stripped" && mkdir -p "$scratch/bench-stripped"
 cp "$scratch/release/bench-counts" "$scratch/release/libMallocInterposerSwift.so" "$scratch/bench-stripped/"
 strip --strip-debug "$scratch/bench-stripped/"*
 export CARBRIDGE_CONFIG=$root/config/carbridge.toml
+# Set and Dictionary hashing is seeded per process; a fixed seed keeps the instruction counts identical run to run.
+export SWIFT_DETERMINISTIC_HASHING=1
 
 # Iteration counts: the instructions of one operation are (Ir(high) - Ir(low)) / (high - low), so set-up,
 # warm-up and process start cancel out.
