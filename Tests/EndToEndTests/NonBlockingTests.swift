@@ -91,10 +91,7 @@ final class NonBlockingTests: XCTestCase {
             terminal: terminal, stdout: out.fileHandleForWriting)
         usleep(500_000)
         press(terminal, "e+", pause: 1_000_000)
-        let signalled = monotonicSeconds()
-        process.signal(SIGTERM)
-        let status = process.waitForExit(timeout: 3)
-        let exitTime = monotonicSeconds() - signalled
+        let (status, exitTime) = process.terminate(timeout: 3)
         print("NonBlockingTests: dry run with stdout stalled exited \(String(format: "%.0f", exitTime * 1000)) ms after SIGTERM")
         XCTAssertEqual(status, 0, process.stderr)
         XCTAssertLessThan(exitTime, 2.0)
@@ -151,10 +148,7 @@ final class NonBlockingTests: XCTestCase {
         var pfd = pollfd(fd: dns, events: Int16(POLLIN), revents: 0)
         XCTAssertEqual(poll(&pfd, 1, 5000), 1, "no DNS query arrived:\n\(process.stderr)")
         usleep(300_000)
-        let signalled = monotonicSeconds()
-        process.signal(SIGTERM)
-        let status = process.waitForExit(timeout: 10)
-        let exitTime = monotonicSeconds() - signalled
+        let (status, exitTime) = process.terminate(timeout: 10)
         print("NonBlockingTests: SIGTERM during a hanging DNS lookup: exit after \(String(format: "%.0f", exitTime * 1000)) ms")
         XCTAssertEqual(status, 0, process.stderr)
         XCTAssertLessThan(exitTime, 1.0, "the stop waited for the lookup:\n\(process.stderr)")

@@ -369,6 +369,15 @@ final class CarbridgeProcess: @unchecked Sendable {
 
     func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
+    /// Sends SIGTERM and waits (bounded) for the exit: the status (nil after a kill on timeout)
+    /// and how many seconds after the signal it came.
+    func terminate(timeout: Double = 10) -> (status: Int32?, seconds: Double) {
+        let signalled = monotonicSeconds()
+        signal(SIGTERM)
+        let status = waitForExit(timeout: timeout)
+        return (status, monotonicSeconds() - signalled)
+    }
+
     /// Waits (bounded) for exit; returns the exit status, or nil after killing it on timeout.
     func waitForExit(timeout: Double = 10) -> Int32? {
         let end = monotonicSeconds() + timeout
