@@ -36,6 +36,8 @@ if [ -z "$summary" ]; then
 fi
 passed=$((executed - failures))
 failed=$failures
+# What failed, kept for the end of the output (CI may show only the last part of it).
+recap=$(grep -E "^Test Case .* failed|: error: |Fatal error|Exited with (unexpected )?signal|error: Exited" "$log" | head -40 || true)
 echo "unit+e2e: $passed passed, $failed failed"
 if [ "$fuzz" = 1 ]; then
   flog=$(mktemp)
@@ -68,6 +70,10 @@ if [ "$kernel" = 1 ]; then
     failed=$((failed + 1))
   fi
   [ "$krc" = 0 ] || rc=1
+fi
+if [ -n "$recap" ]; then
+  echo "unit+e2e failures (repeated from above):"
+  echo "$recap"
 fi
 echo "total: $passed passed, $failed failed"
 exit "$rc"
