@@ -159,6 +159,13 @@ final class BoundedWriterTests: XCTestCase {
         let pipe = try Syscall.pipe(nonBlocking: false)
         defer { Syscall.close(pipe.read); Syscall.close(pipe.write) }
         _ = cb_fcntl_set(pipe.write, 1031, 4096)  // F_SETPIPE_SZ
+        // Fill the pipe first (nobody reads it), so no line can get through however the writer's thread
+        // is scheduled: without this a slow machine let the few queued lines fit into the pipe.
+        _ = cb_fcntl_set(pipe.write, F_SETFL, O_NONBLOCK)
+        let junk = [UInt8](repeating: 0x2E, count: 512)
+        while junk.withUnsafeBytes({ Glibc.write(pipe.write, $0.baseAddress, $0.count) }) > 0 {}
+        XCTAssertEqual(errno, EAGAIN)
+        _ = cb_fcntl_set(pipe.write, F_SETFL, 0)
         let writer = BoundedWriter(fd: pipe.write, maxLines: 8, maxBytes: 1024) { "\($0) lines dropped" }
         let started = MonotonicClock.nanoseconds()
         for index in 0..<1000 { writer.write(String(repeating: "x", count: 100) + " \(index)") }
