@@ -19,17 +19,28 @@ final class StdoutLinkTests: XCTestCase {
         let before = loop.now()
         link.send(.motion(range: 0, speed: 40, direction: 1))
         link.send(.engineOff)
+        // The writer's thread may write the two lines with one write(2) or two: read until both are in.
+        var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 256)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
-        let lines = String(decoding: buffer[..<max(0, n)], as: UTF8.self).split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.count, 2)
+        let readDeadline = loop.now().advanced(by: .seconds(5))
+        while received.filter({ $0 == 10 }).count < 2 && loop.now() < readDeadline {
+            var pfd = pollfd(fd: pipe.read, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, 100) == 1 else { continue }
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(pipe.read, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            received += buffer[..<n]
+        }
+        let lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        guard lines.count == 2 else { return }
         let fields = lines[0].split(separator: " ")
         XCTAssertEqual(fields.count, 2)
+        guard fields.count == 2 else { return }
         XCTAssertEqual(fields[1], "M,0,40,1")
         XCTAssertTrue(lines[1].hasSuffix(" E,0,0,0"))
         let time = fields[0].split(separator: ".")
         XCTAssertEqual(time.count, 2)
-        XCTAssertEqual(time[1].count, 3)
+        XCTAssertEqual(time.last?.count, 3)
         let seconds = try XCTUnwrap(Double(String(fields[0])))
         XCTAssertEqual(seconds, before.seconds, accuracy: 1.0)
 

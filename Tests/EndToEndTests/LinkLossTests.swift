@@ -17,7 +17,7 @@ final class LinkLossTests: XCTestCase {
         // The car goes away.
         XCTAssertTrue(car.dropClient())
         XCTAssertTrue(car.wait { $0.closedCount == 1 })
-        let droppedAt = car.closedAt[0]
+        guard let droppedAt = car.closedAt.first else { return XCTFail("the car's connection did not close") }
         // Speed+ while the link is down (the first reconnect is 0.5 s away) is ignored, not queued.
         press(terminal, "+", pause: 50_000)
 
