@@ -70,9 +70,10 @@ final class TCPResolutionTests: XCTestCase {
             lateness.append((firedAt ?? deadline.advanced(by: .seconds(1))).duration(since: deadline))
             XCTAssertEqual(link.state, .connecting)
         }
-        // Within a few ms (the median); a loaded 2-core machine may add one scheduling delay.
-        for late in lateness { XCTAssertLessThan(late, .milliseconds(25), "timer late by \(late) while resolving") }
-        XCTAssertLessThan(lateness.sorted()[lateness.count / 2], .milliseconds(5), "\(lateness)")
+        // A loop blocked by the lookup fires them 3 s late. Bounds with room for a loaded CI machine's
+        // scheduling delays (5.8 ms was seen for the median on one busy core).
+        for late in lateness { XCTAssertLessThan(late, .milliseconds(250), "timer late by \(late) while resolving") }
+        XCTAssertLessThan(lateness.sorted()[lateness.count / 2], .milliseconds(50), "\(lateness)")
         print("timer lateness while resolving: \(lateness.map { "\($0.nanoseconds / 1000) µs" })")
 
         // The answer comes back to the loop and the connect goes on.
@@ -135,7 +136,7 @@ final class TCPResolutionTests: XCTestCase {
         link.shutdown(flushWithin: .seconds(1)) { result = $0 }
         XCTAssertTrue(try spin(loop, timeout: .seconds(1)) { result != nil })
         XCTAssertEqual(result, .linkDown)
-        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(100))
+        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(500), "the flush window is 1 s")
         resolver.release()
         // The late answer is ignored: the link stays closed.
         XCTAssertTrue(try spin(loop, timeout: .seconds(2)) { !connector.isResolving })
