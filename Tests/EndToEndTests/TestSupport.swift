@@ -255,6 +255,9 @@ final class PseudoTerminal: @unchecked Sendable {
     private let lock = NSLock()
     private var output: [UInt8] = []
     private var running = true
+    private var masterClosed = false
+    /// Signalled when the drain thread has left its loop (it never touches `master` afterwards).
+    private let drainFinished = DispatchSemaphore(value: 0)
 
     /// Listens on `port` (0 = any free port).
     init(port requestedPort: UInt16 = 0) throws {
@@ -282,8 +285,15 @@ final class PseudoTerminal: @unchecked Sendable {
     /// Hangs the terminal up: closes the master, so the child's reads fail (EIO) as when a terminal
     /// window closes or an ssh session drops.
     func closeMaster() {
-        lock.lock(); running = false; lock.unlock()
-        usleep(150_000)  // the drain thread leaves its 100 ms poll before the fd goes away
+        lock.lock()
+        let alreadyClosed = masterClosed
+        running = false
+        masterClosed = true
+        lock.unlock()
+        if alreadyClosed { return }
+        // The drain thread leaves its 100 ms poll before the fd goes away (a later test could get
+        // the same fd number for one of its sockets, and the drain thread would read from it).
+        _ = drainFinished.wait(timeout: .now() + 10)
         close(master)
     }
 
@@ -293,6 +303,7 @@ final class PseudoTerminal: @unchecked Sendable {
     }
 
     private func drain() {
+        defer { drainFinished.signal() }
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             lock.lock(); let keepGoing = running; lock.unlock()
