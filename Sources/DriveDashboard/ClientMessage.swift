@@ -21,8 +21,9 @@ public enum ClientMessage: Hashable, Sendable {
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
     public static let maximumBytes = 256
-    /// The WebSocket frame/message limit, above which the connection is closed.
-    public static let frameLimit = 4096
+    /// The WebSocket frame/message limit (16 KiB), above which the connection is closed (1009, or a
+    /// reset when the unread rest of the message is still arriving).
+    public static let frameLimit = 16384
 
     /// Why a message was refused.
     public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {

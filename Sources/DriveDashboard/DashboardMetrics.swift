@@ -25,6 +25,7 @@ public final class DashboardMetrics: Sendable {
     let clients: CoreMetrics.Gauge
     let rejectedMessages: CoreMetrics.Counter
     let dashboardControls: CoreMetrics.Counter
+    let refusedUpgrades: CoreMetrics.Counter
 
     /// The link states `carbridge_link_state` has a series for.
     public static let linkStateNames = ["up", "connecting", "down", "closed"]
@@ -56,6 +57,7 @@ public final class DashboardMetrics: Sendable {
         clients = CoreMetrics.Gauge(label: "carbridge_dashboard_clients", factory: factory)
         rejectedMessages = CoreMetrics.Counter(label: "carbridge_dashboard_rejected_messages_total", factory: factory)
         dashboardControls = CoreMetrics.Counter(label: "carbridge_dashboard_controls_total", factory: factory)
+        refusedUpgrades = CoreMetrics.Counter(label: "carbridge_dashboard_refused_upgrades_total", factory: factory)
         for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
         linkUp.record(0)
         speed.record(0)

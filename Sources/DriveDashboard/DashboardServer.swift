@@ -15,8 +15,9 @@ import NIOPosix
 ///
 /// Routes: `GET /` the page (`/?token=…` once: a session cookie, then a redirect to `/`), `POST /login`
 /// the same from the page's form, `GET /metrics` the Prometheus text, `GET /ws` the WebSocket (state
-/// out, controls in). A WebSocket upgrade with a foreign `Origin` is not upgraded: it gets `403` and
-/// the reason.
+/// out, controls in). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
+/// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
+/// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
 public final class DashboardServer: @unchecked Sendable {
     private let access: DashboardAccess
     private let sessions: SessionStore
@@ -183,8 +184,8 @@ public final class DashboardServer: @unchecked Sendable {
     private func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard head.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
         guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority) else {
-            metrics.rejectedMessages.increment()
-            return .dontUpgrade  // the router answers 403 with the reason
+            metrics.refusedUpgrades.increment()
+            return .dontUpgrade
         }
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
         let grant = access.grant(sessionValid: sessions.isValid(session))
