@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -18,6 +18,12 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The web dashboard (DriveDashboard only; `traits: []` leaves out Hummingbird's full Foundation and
+        // swift-configuration).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Thin system-library modules: module map + shim.h only.
@@ -63,11 +69,24 @@ let package = Package(
                 "DriveTerminal", "CLinux",
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,
+        // snapshots out and controls in through the event loop's mailbox. Only the executable links it (not
+        // CarbridgeModules), so the fuzz and benchmark packages never build Hummingbird.
+        .target(
+            name: "DriveDashboard",
+            dependencies: [
+                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveTerminal", "DriveRuntime",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveTerminal",
+                "DriveTerminal", "DriveDashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -99,6 +118,9 @@ let package = Package(
         .testTarget(
             name: "DriveTerminalTests",
             dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput", "DriveSystem"]),
+        .testTarget(
+            name: "DriveDashboardTests",
+            dependencies: ["DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink", "DriveTerminal"]),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["DriveCore", "DriveSystem", "CLinux"],

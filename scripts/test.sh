@@ -6,16 +6,20 @@
 #                                (Tests/kernel/run.sh --install)
 #   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
 #   scripts/test.sh --no-fuzz    without the fuzz stage (combine: --no-kernel --no-fuzz = swift test only)
+#   scripts/test.sh --no-browser without the dashboard's browser stage (Tests/browser/run.sh: headless
+#                                Chromium through Selenium, about a minute; installs its packages)
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernel=1
 fuzz=1
+browser=1
 for arg in "$@"; do
   case "$arg" in
     --no-kernel) kernel=0 ;;
     --no-fuzz) fuzz=0 ;;
-    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz)" >&2; exit 64 ;;
+    --no-browser) browser=0 ;;
+    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz, --no-browser)" >&2; exit 64 ;;
   esac
 done
 scripts/install-deps.sh
@@ -39,6 +43,25 @@ failed=$failures
 # What failed, kept for the end of the output (CI may show only the last part of it).
 recap=$(grep -E "^Test Case .* failed|: error: |Fatal error|Exited with (unexpected )?signal|error: Exited" "$log" | head -40 || true)
 echo "unit+e2e: $passed passed, $failed failed"
+if [ "$browser" = 1 ]; then
+  blog=$(mktemp)
+  set +e
+  Tests/browser/run.sh 2>&1 | tee "$blog"
+  brc=${PIPESTATUS[0]}
+  set -e
+  bline=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$blog" | tail -1)
+  brecap=$(grep -E "^FAIL " "$blog" | head -20 || true)
+  rm -f "$blog"
+  if [ -n "$bline" ]; then
+    passed=$((passed + $(echo "$bline" | awk '{print $1}')))
+    failed=$((failed + $(echo "$bline" | awk '{print $3}')))
+  else
+    failed=$((failed + 1))
+    brecap="browser: no summary line (exit $brc)"
+  fi
+  [ "$brc" = 0 ] || rc=1
+  if [ -n "$brecap" ]; then recap="$recap"$'\n'"$brecap"; fi
+fi
 if [ "$fuzz" = 1 ]; then
   flog=$(mktemp)
   set +e

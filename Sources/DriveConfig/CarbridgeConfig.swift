@@ -45,6 +45,23 @@ public struct CarbridgeConfig: Sendable {
         public var grab = false
     }
 
+    /// `[dashboard]`: the web dashboard and `/metrics` (off unless `listen` is set).
+    public struct Dashboard: Sendable {
+        /// `listen`: `HOST:PORT`; nil (`""`, the default) = no dashboard, no server started.
+        public var listen: ListenAddress?
+        /// `controls`: browsers may drive (Engine, Speed±, Gear, F1–F5, steering); false = view only.
+        public var controls = false
+        /// `token`: the secret a browser presents once to get controls (then a cookie); required for
+        /// controls whenever `listen` is not a loopback address. nil = no token.
+        public var token: String?
+
+        /// The problem with this combination, if any (also checked for `run --dashboard`).
+        public var problem: String? {
+            guard controls, let listen, !listen.isLoopback, token == nil else { return nil }
+            return "controls on a non-loopback address (\(listen)) need a token: set [dashboard] token, or listen on 127.0.0.1"
+        }
+    }
+
     /// Where θ comes from.
     public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none }
     /// How a stick becomes θ.
@@ -127,6 +144,8 @@ public struct CarbridgeConfig: Sendable {
     public var throttle = Throttle()
     /// `[gestures]`.
     public var gestures = Gestures()
+    /// `[dashboard]`.
+    public var dashboard = Dashboard()
     /// `[buttons]`: short-press bindings (resolved at load: see `mapping`).
     public internal(set) var buttons: [Binding] = CarbridgeConfig.defaultButtons
     /// `[buttons.long_press]`: long-press bindings.
@@ -357,6 +376,31 @@ public struct CarbridgeConfig: Sendable {
             }
             config.gestures.repeatIntervalMilliseconds = p.take(150) { () throws(ConfigError) in
                 try t.int("repeat_interval_ms", default: 150, range: 20...5000)
+            }
+            p.finish(t)
+        }
+
+        if let t = p.table(top, "dashboard") {
+            config.dashboard.listen = p.take(nil) { () throws(ConfigError) -> ListenAddress? in
+                let text = try t.string("listen", default: "")
+                if text.isEmpty { return nil }
+                do {
+                    return try ListenAddress(parsing: text)
+                } catch {
+                    throw t.error("listen", "\(error)")
+                }
+            }
+            config.dashboard.controls = p.take(false) { () throws(ConfigError) in try t.bool("controls", default: false) }
+            config.dashboard.token = p.take(nil) { () throws(ConfigError) -> String? in
+                let token = try t.string("token", default: "")
+                if token.isEmpty { return nil }
+                guard token.count >= 12, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+                    throw t.error("token", "must be at least 12 visible ASCII characters without spaces or ';' (e.g. from `openssl rand -hex 16`)")
+                }
+                return token
+            }
+            if let problem = config.dashboard.problem {
+                p.errors.append(t.error(t.line(of: "controls") != nil ? "controls" : "listen", problem))
             }
             p.finish(t)
         }

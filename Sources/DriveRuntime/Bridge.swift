@@ -66,6 +66,7 @@ public final class Bridge {
             }
         }
         deliver(frames, at: now)
+        observer?.bridge(self, applied: control, at: now)
         changed()
     }
 

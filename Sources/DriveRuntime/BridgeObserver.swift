@@ -15,4 +15,11 @@ public protocol BridgeObserver: AnyObject {
     func bridge(_ bridge: Bridge, received line: CarLine)
     /// A notice for the driver (link up/down, an ignored Speed+, the idle timeout).
     func bridge(_ bridge: Bridge, noted text: String, at time: Instant)
+    /// `control` was applied at `time` (from any input source; reported after its frames were delivered).
+    func bridge(_ bridge: Bridge, applied control: Control, at time: Instant)
+}
+
+extension BridgeObserver {
+    /// Not needed by the live view; the dashboard's metrics count input-lost stops with it.
+    public func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {}
 }

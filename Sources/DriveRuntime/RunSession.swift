@@ -54,6 +54,8 @@ public final class RunSession {
     /// While continued in the background with the terminal given back: the next foreground check.
     private var foregroundCheck: EventLoop.TimerID?
     private var inputs: InputCoordinator?
+    /// Started with the run and stopped after it (the web dashboard); set before `run()`.
+    public var extensions: [any RunSessionExtension] = []
 
     /// Creates a session; nothing runs until `run()`.
     public init(config: CarbridgeConfig, options: Options, logger: Logger, sink: LogSink) throws {
@@ -108,6 +110,8 @@ public final class RunSession {
         try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGTTIN, SIGTTOU]) { [weak self] signal in
             self?.received(signal)
         }
+        for item in extensions { try item.start(bridge: bridge, model: model, loop: loop) }
+        defer { for item in extensions { item.stop() } }
         try startInputs(bridge)
         if model.inputs.isEmpty && options.replay == nil {
             logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")

@@ -17,6 +17,8 @@ public final class RunViewModel: BridgeObserver {
     }
     /// Called after anything shown has changed.
     public var onChange: (() -> Void)?
+    /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
+    public var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
     /// log shows every other line; by default the bare text).
     public var noticeText: (String) -> String = { $0 }
@@ -85,5 +87,8 @@ public final class RunViewModel: BridgeObserver {
         if snapshot.notices.count > limit { snapshot.notices.removeFirst(snapshot.notices.count - limit) }
     }
 
-    private func changed() { onChange?() }
+    private func changed() {
+        onChange?()
+        for handler in changeHandlers { handler() }
+    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DriveConfig
 import DriveCore
 import DriveLink
 import Logging
@@ -28,6 +29,17 @@ struct LinkArgument {
     static func parse(_ text: String) throws -> LinkArgument {
         do {
             return LinkArgument(text: text, url: try LinkURL(parsing: text))
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+}
+
+/// `--dashboard HOST:PORT`: a usage error naming the flag when it does not parse.
+enum DashboardArgument {
+    static func parse(_ text: String) throws -> ListenAddress {
+        do {
+            return try ListenAddress(parsing: text)
         } catch {
             throw ValidationError("\(error)")
         }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DriveCore
 import DriveConfig
+import DriveDashboard
 import DriveInput
 import DriveRuntime
 import Foundation
@@ -66,6 +67,12 @@ struct RunCommand: CarbridgeCommand {
         valueName: "file"), completion: .file())
     var replay: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Serve the web dashboard and /metrics on HOST:PORT (overrides [dashboard] listen), e.g. 127.0.0.1:8080.",
+        discussion: "View only unless [dashboard] controls = true; controls on a non-loopback address need [dashboard] token.",
+        valueName: "host:port"), transform: DashboardArgument.parse)
+    var dashboard: ListenAddress?
+
     func validate() throws {
         if let maxSpeed, !(10...240).contains(maxSpeed) || maxSpeed % 10 != 0 {
             throw ValidationError("--max-speed: \(maxSpeed) must be a multiple of 10 between 10 and 240")
@@ -87,6 +94,8 @@ struct RunCommand: CarbridgeCommand {
         if let periodMs { config.drive.period = .milliseconds(periodMs) }
         if let idleTimeout { config.drive.idleTimeout = idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil }
         if let terminator { config.link.terminator = terminator }
+        if let dashboard { config.dashboard.listen = dashboard }
+        if let problem = config.dashboard.problem { throw ValidationError("--dashboard: \(problem)") }
 
         var options = RunSession.Options()
         options.keyboard = !noKeyboard
@@ -95,6 +104,10 @@ struct RunCommand: CarbridgeCommand {
             options.replay = try loadRecording(replay)
         }
         let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
+        // The dashboard's server (and its threads) exists only when it is enabled.
+        if config.dashboard.listen != nil {
+            session.extensions.append(Dashboard(settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger))
+        }
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }

@@ -1,0 +1,199 @@
+import DriveConfig
+import DriveCore
+import DriveLink
+import DriveRuntime
+import DriveSystem
+import DriveTerminal
+import Logging
+
+/// The web dashboard of `carbridge run` (`[dashboard] listen`, `--dashboard`): started by the run session
+/// only when enabled, so a run without it starts no thread and opens no socket.
+///
+/// Threads: carbridge's event loop stays the only owner of the drive state. The web server runs on its
+/// own threads (`DashboardServer`). State goes out as values through the `DashboardHub` (published on
+/// every change of the run's view model; each browser gets at most 20 a second, and at once on a change
+/// of engine, link or speed); controls come in through the loop's mailbox (`EventLoop.submit`) and are
+/// applied on the loop by `DashboardLoop`, through the bridge, like any input device's.
+public final class Dashboard: RunSessionExtension {
+    /// The settings.
+    public let settings: CarbridgeConfig.Dashboard
+    /// The metrics `/metrics` renders.
+    public let metrics = DashboardMetrics()
+    private let logger: Logger
+    private let maxSpeed: Int
+    private var core: DashboardLoop?
+    private var server: DashboardServer?
+    /// The port listened on, once started (useful with port 0).
+    public private(set) var port: Int?
+
+    /// A dashboard for `settings` (whose `listen` must be set).
+    public init(settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger) {
+        self.settings = settings
+        self.maxSpeed = maxSpeed
+        self.logger = logger
+    }
+
+    public func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
+        guard let address = settings.listen else { return }
+        let core = DashboardLoop(bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed)
+        self.core = core
+        let bound = LoopBound(core)
+        let submitter = loop.submitter
+        let hub = DashboardHub { client, event in
+            submitter.submit { bound.value.handle(event, from: client) }
+        }
+        core.hub = hub
+        core.publish()
+        let server = DashboardServer(access: DashboardAccess(controls: settings.controls, token: settings.token), hub: hub, metrics: metrics)
+        let port = try server.start(address: address)
+        self.server = server
+        self.port = port
+        let shown = ListenAddress(host: address.host, port: port)
+        let mode = settings.controls ? (settings.token != nil ? "controls with the token" : "controls") : "view only"
+        logger.notice("dashboard on http://\(shown)/ (\(mode)); metrics on http://\(shown)/metrics")
+    }
+
+    public func stop() {
+        server?.stop()
+        server = nil
+        core?.detach()
+        core = nil
+    }
+}
+
+/// The dashboard's part on the event loop: it sits between the bridge and the run's view model (the
+/// bridge's observer, passing everything on), keeps what only the dashboard shows (the last frames, the
+/// retry instant), updates the metrics, publishes a state on every change of the model, and applies the
+/// browsers' controls through `SteeringGuard`. Loop thread only.
+final class DashboardLoop: BridgeObserver {
+    private let bridge: Bridge
+    private let model: RunViewModel?
+    private let loop: EventLoop
+    private let metrics: DashboardMetrics
+    private let maxSpeed: Int
+    var hub: DashboardHub?
+    private var steering = SteeringGuard()
+    private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.steeringTick() }
+    private var recentFrames: [(frame: Frame, time: Instant)] = []
+    private var retryAt: Instant?
+    private var sawLinkUp = false
+    private var handshakePending = false
+    private var stallsSeen = 0
+    /// How many recent frames are shown.
+    static let frameHistory = 12
+
+    init(bridge: Bridge, model: RunViewModel, loop: EventLoop, metrics: DashboardMetrics, maxSpeed: Int) {
+        self.bridge = bridge
+        self.model = model
+        self.loop = loop
+        self.metrics = metrics
+        self.maxSpeed = maxSpeed
+        bridge.observer = self
+        model.changeHandlers.append { [weak self] in self?.publish() }
+        metrics.link(bridge.link.state)
+        metrics.drive(bridge.state)
+    }
+
+    /// Gives the bridge back to the model alone.
+    func detach() {
+        timer.cancel()
+        if bridge.observer === self { bridge.observer = model }
+    }
+
+    /// Publishes the current state to the browsers.
+    func publish() {
+        guard let hub, let model else { return }
+        var run = model.snapshot
+        if steering.hasSteeringClient { run.inputs.append("browser (steering)") }
+        hub.publish(DashboardState(run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed))
+    }
+
+    /// An event from a browser connection with controls.
+    func handle(_ event: DashboardHub.ClientEvent, from client: Int) {
+        let now = loop.now()
+        let wasSteering = steering.hasSteeringClient
+        let controls: [Control]
+        switch event {
+        case .message(let message): controls = steering.received(message, from: client, at: now)
+        case .disconnected: controls = steering.disconnected(client, at: now)
+        }
+        apply(controls)
+        timer.arm(at: steering.nextDeadline)
+        if wasSteering != steering.hasSteeringClient { publish() }
+    }
+
+    private func steeringTick() {
+        let controls = steering.tick(at: loop.now())
+        if !controls.isEmpty { bridge.note("a browser tab that was steering went silent: input lost") }
+        apply(controls)
+        timer.arm(at: steering.nextDeadline)
+        publish()
+    }
+
+    private func apply(_ controls: [Control]) {
+        for control in controls {
+            metrics.dashboardControls.increment()
+            bridge.apply(control)
+        }
+    }
+
+    // MARK: BridgeObserver (everything passed on to the model)
+
+    func bridge(_ bridge: Bridge, stateIs state: DriveState) {
+        metrics.drive(state)
+        model?.bridge(bridge, stateIs: state)
+    }
+
+    func bridge(_ bridge: Bridge, delivered frame: Frame, at time: Instant) {
+        metrics.sent(frame)
+        if handshakePending {
+            handshakePending = false
+            metrics.handshakes.increment()
+        }
+        recentFrames.append((frame, time))
+        if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
+        model?.bridge(bridge, delivered: frame, at: time)
+    }
+
+    func bridge(_ bridge: Bridge, linkChanged state: LinkState) {
+        metrics.link(state)
+        retryAt = nil
+        switch state {
+        case .up:
+            if sawLinkUp { metrics.reconnects.increment() }
+            sawLinkUp = true
+            handshakePending = true
+        case .down:
+            if let stream = bridge.link as? any ReconnectingLink {
+                if stream.stalls > stallsSeen { metrics.stalls.increment(by: stream.stalls - stallsSeen) }
+                stallsSeen = stream.stalls
+                if let delay = stream.lastRetryDelay { retryAt = loop.now().advanced(by: delay) }
+            }
+        case .connecting, .closed:
+            break
+        }
+        model?.bridge(bridge, linkChanged: state)
+    }
+
+    func bridge(_ bridge: Bridge, received line: CarLine) {
+        metrics.carLines.increment()
+        model?.bridge(bridge, received: line)
+    }
+
+    func bridge(_ bridge: Bridge, noted text: String, at time: Instant) {
+        model?.bridge(bridge, noted: text, at: time)
+    }
+
+    func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {
+        if control == .inputLost { metrics.inputLostStops.increment() }
+        model?.bridge(bridge, applied: control, at: time)
+    }
+}
+
+/// A link that reconnects with back-off and counts its stalls (every `StreamLink`: TCP, serial, RFCOMM).
+protocol ReconnectingLink: AnyObject {
+    var stalls: Int { get }
+    var lastRetryDelay: Duration? { get }
+}
+
+extension StreamLink: ReconnectingLink {}

@@ -1,0 +1,117 @@
+import DriveSystem
+
+/// Who may do what on the dashboard (pure checks plus the session store; no I/O).
+///
+/// - View only by default: anyone who can reach the port sees the page, the state and `/metrics`.
+/// - Controls (`[dashboard] controls = true`): with a `token`, only a browser that presented it once
+///   (`/?token=…` or `POST /login`) and holds the session cookie it got then (`HttpOnly`,
+///   `SameSite=Strict`, a random id, never the token itself); without a token (allowed on a loopback
+///   address only, the config check refuses the rest) every local browser.
+/// - A WebSocket upgrade whose `Origin` is not this server (`http://` + the request's `Host`) is refused,
+///   so another site open in the same browser cannot drive the car through the cookie.
+public struct DashboardAccess: Sendable {
+    /// The cookie that carries a session id.
+    public static let cookieName = "carbridge_session"
+
+    /// Whether the dashboard accepts controls at all.
+    public var controls: Bool
+    /// The token, when one is configured.
+    public var token: String?
+
+    /// Creates the policy.
+    public init(controls: Bool, token: String?) {
+        self.controls = controls
+        self.token = token
+    }
+
+    /// What a connection may do.
+    public enum Grant: Hashable, Sendable {
+        /// Watch only; the reason controls are refused.
+        case viewOnly(reason: String)
+        /// Watch and drive.
+        case control
+    }
+
+    /// The grant of a connection that holds `session` (a valid session id, or nil).
+    public func grant(sessionValid: Bool) -> Grant {
+        guard controls else { return .viewOnly(reason: "this dashboard is view only ([dashboard] controls = false)") }
+        if token == nil || sessionValid { return .control }
+        return .viewOnly(reason: "controls need the token: open this page once as /?token=…")
+    }
+
+    /// True when `candidate` is the configured token (compared in constant time for its length).
+    public func tokenMatches(_ candidate: String) -> Bool {
+        guard let token else { return false }
+        let a = Array(token.utf8)
+        let b = Array(candidate.utf8)
+        var difference = UInt8(a.count == b.count ? 0 : 1)
+        for index in 0..<a.count {
+            difference |= a[index] ^ (index < b.count ? b[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// The `Set-Cookie` value for a new session.
+    public static func setCookie(session: String) -> String {
+        "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"
+    }
+
+    /// The value of cookie `name` in a `Cookie` request header (`a=b; c=d`), if present.
+    public static func cookie(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.drop { $0 == " " || $0 == "\t" }
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            if pair[..<equals] == name { return String(pair[pair.index(after: equals)...]) }
+        }
+        return nil
+    }
+
+    /// Whether a WebSocket upgrade with `origin` (the `Origin` header) to `host` (the `Host` header) is
+    /// this page's own: no `Origin` at all (not a browser, so no other site's page either) or exactly
+    /// `http://HOST` / `https://HOST`. `null`, another host or another port is foreign.
+    public static func originAllowed(origin: String?, host: String?) -> Bool {
+        guard let origin else { return true }
+        guard let host, !host.isEmpty else { return false }
+        let o = origin.lowercased()
+        let h = host.lowercased()
+        return o == "http://\(h)" || o == "https://\(h)"
+    }
+}
+
+/// The sessions handed out for the token (thread-safe: the web side's threads share it). Bounded: the
+/// oldest session goes when `limit` is reached.
+public final class SessionStore: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var sessions: [String] = []
+    /// How many sessions are kept.
+    public let limit: Int
+
+    /// Creates an empty store.
+    public init(limit: Int = 64) { self.limit = limit }
+
+    /// A new random session id (128 bits, hex), remembered.
+    public func create() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        var id = ""
+        for _ in 0..<2 {
+            var word = generator.next() as UInt64
+            for _ in 0..<16 {
+                id.append(digits[Int(word & 0xF)])
+                word >>= 4
+            }
+        }
+        lock.withLock {
+            sessions.append(id)
+            if sessions.count > limit { sessions.removeFirst(sessions.count - limit) }
+        }
+        return id
+    }
+
+    /// True when `id` was handed out (and not evicted).
+    public func isValid(_ id: String?) -> Bool {
+        guard let id, id.utf8.count == 32 else { return false }
+        return lock.withLock { sessions.contains(id) }
+    }
+}

@@ -1,0 +1,102 @@
+import DriveCore
+import DriveSystem
+
+/// Where the event loop and the web side meet (thread-safe; every critical section is a few value
+/// copies, so the loop never waits on the web side for longer than that).
+///
+/// Out: the loop `publish`es each new `DashboardState` (a value; no formatting on the loop) and every
+/// subscribed browser connection is woken through its own one-slot stream (`bufferingNewest(1)`:
+/// wake-ups coalesce, nothing queues up behind a slow browser). The connection then takes the newest
+/// state when its `SnapshotCoalescer` lets it, and the JSON is made once per version, on the web side.
+///
+/// In: `send` hands a client's event to the loop through its mailbox (`EventLoop.submit`: a locked
+/// append and an eventfd write), where `DashboardLoop` applies it to the bridge.
+public final class DashboardHub: @unchecked Sendable {
+    /// What the web side tells the loop.
+    public enum ClientEvent: Sendable {
+        /// A valid message from a connection with controls.
+        case message(ClientMessage)
+        /// The connection (with controls) is gone.
+        case disconnected
+    }
+
+    private let lock = ConditionLock()
+    private var state: DashboardState?
+    private var version: UInt64 = 0
+    private var cachedJSON: (version: UInt64, at: Instant, text: String)?
+    private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+    private var nextClient = 1
+    private let deliver: @Sendable (Int, ClientEvent) -> Void
+
+    /// Creates a hub whose client events go to `deliver` (the loop's mailbox).
+    public init(deliver: @escaping @Sendable (Int, ClientEvent) -> Void) {
+        self.deliver = deliver
+    }
+
+    // MARK: loop side
+
+    /// A new state (loop thread): stored, and every connection woken.
+    public func publish(_ newState: DashboardState) {
+        lock.lock()
+        state = newState
+        version &+= 1
+        let waiting = Array(subscribers.values)
+        lock.unlock()
+        for continuation in waiting { continuation.yield() }
+    }
+
+    // MARK: web side
+
+    /// A new connection's id, its wake-ups (the first one is already there: send the current state)
+    /// and their continuation (for the connection's own delayed wake-ups).
+    public func subscribe() -> (id: Int, wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation) {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        continuation.yield()
+        lock.lock()
+        let id = nextClient
+        nextClient += 1
+        subscribers[id] = continuation
+        lock.unlock()
+        return (id, stream, continuation)
+    }
+
+    /// The connection `id` is gone (its stream ends).
+    public func unsubscribe(_ id: Int) {
+        lock.lock()
+        let continuation = subscribers.removeValue(forKey: id)
+        lock.unlock()
+        continuation?.finish()
+    }
+
+    /// How many connections are subscribed.
+    public var connectionCount: Int { lock.withLock { subscribers.count } }
+
+    /// The newest state's version and coalescing key (nil before the first publish).
+    public func latest() -> (version: UInt64, key: SnapshotCoalescer.Key)? {
+        lock.withLock { state.map { (version, $0.coalescingKey) } }
+    }
+
+    /// The newest state as JSON (made at most once per version, or again after a second while the
+    /// link's retry countdown runs).
+    public func latestJSON(now: Instant) -> String? {
+        lock.lock()
+        guard let current = state else {
+            lock.unlock()
+            return nil
+        }
+        let currentVersion = version
+        if let cached = cachedJSON, cached.version == currentVersion,
+            current.retryAt == nil || now.duration(since: cached.at) < .milliseconds(200)
+        {
+            lock.unlock()
+            return cached.text
+        }
+        lock.unlock()
+        let text = current.json(now: now)
+        lock.withLock { if version == currentVersion { cachedJSON = (currentVersion, now, text) } }
+        return text
+    }
+
+    /// Hands `event` from connection `client` to the loop.
+    public func send(_ event: ClientEvent, from client: Int) { deliver(client, event) }
+}

@@ -1,0 +1,92 @@
+import CoreMetrics
+import DriveCore
+import DriveLink
+import Prometheus
+
+/// The run's metrics, through swift-metrics into a swift-prometheus registry (its own, not the
+/// process-wide `MetricsSystem`, so nothing else's metrics mix in and tests can make several).
+/// `/metrics` renders the registry in the Prometheus text format.
+///
+/// Every metric is made once here; the event loop only increments and sets them (atomics, no lock,
+/// no allocation), and the web side only reads them when rendering.
+public final class DashboardMetrics: Sendable {
+    /// The registry `/metrics` renders.
+    public let registry: PrometheusCollectorRegistry
+    private let framesByKind: [Character: CoreMetrics.Counter]
+    private let linkStates: [String: CoreMetrics.Gauge]
+    let linkUp: CoreMetrics.Gauge
+    let reconnects: CoreMetrics.Counter
+    let stalls: CoreMetrics.Counter
+    let handshakes: CoreMetrics.Counter
+    let inputLostStops: CoreMetrics.Counter
+    let carLines: CoreMetrics.Counter
+    let speed: CoreMetrics.Gauge
+    let engineOn: CoreMetrics.Gauge
+    let clients: CoreMetrics.Gauge
+    let rejectedMessages: CoreMetrics.Counter
+    let dashboardControls: CoreMetrics.Counter
+    let refusedUpgrades: CoreMetrics.Counter
+
+    /// The link states `carbridge_link_state` has a series for.
+    public static let linkStateNames = ["up", "connecting", "down", "closed"]
+
+    /// Makes every metric in a new registry.
+    public init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        let factory = PrometheusMetricsFactory(registry: registry)
+        var frames: [Character: CoreMetrics.Counter] = [:]
+        for kind in Frame.Kind.allCases {
+            frames[kind.rawValue] = CoreMetrics.Counter(
+                label: "carbridge_frames_sent_total", dimensions: [("type", String(kind.rawValue))], factory: factory)
+        }
+        framesByKind = frames
+        var states: [String: CoreMetrics.Gauge] = [:]
+        for name in Self.linkStateNames {
+            states[name] = CoreMetrics.Gauge(label: "carbridge_link_state", dimensions: [("state", name)], factory: factory)
+        }
+        linkStates = states
+        linkUp = CoreMetrics.Gauge(label: "carbridge_link_up", factory: factory)
+        reconnects = CoreMetrics.Counter(label: "carbridge_link_reconnects_total", factory: factory)
+        stalls = CoreMetrics.Counter(label: "carbridge_link_stalls_total", factory: factory)
+        handshakes = CoreMetrics.Counter(label: "carbridge_handshakes_total", factory: factory)
+        inputLostStops = CoreMetrics.Counter(label: "carbridge_input_lost_stops_total", factory: factory)
+        carLines = CoreMetrics.Counter(label: "carbridge_car_lines_received_total", factory: factory)
+        speed = CoreMetrics.Gauge(label: "carbridge_speed", factory: factory)
+        engineOn = CoreMetrics.Gauge(label: "carbridge_engine_on", factory: factory)
+        clients = CoreMetrics.Gauge(label: "carbridge_dashboard_clients", factory: factory)
+        rejectedMessages = CoreMetrics.Counter(label: "carbridge_dashboard_rejected_messages_total", factory: factory)
+        dashboardControls = CoreMetrics.Counter(label: "carbridge_dashboard_controls_total", factory: factory)
+        refusedUpgrades = CoreMetrics.Counter(label: "carbridge_dashboard_refused_upgrades_total", factory: factory)
+        for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
+        linkUp.record(0)
+        speed.record(0)
+        engineOn.record(0)
+        clients.record(0)
+    }
+
+    /// A frame was handed to the link.
+    func sent(_ frame: Frame) { framesByKind[frame.kind.rawValue]?.increment() }
+
+    /// The link is now `state`.
+    func link(_ state: LinkState) {
+        let word: String
+        switch state {
+        case .up: word = "up"
+        case .connecting: word = "connecting"
+        case .down: word = "down"
+        case .closed: word = "closed"
+        }
+        for (name, gauge) in linkStates { gauge.record(name == word ? 1 : 0) }
+        linkUp.record(word == "up" ? 1 : 0)
+    }
+
+    /// The drive state now.
+    func drive(_ state: DriveState) {
+        speed.record(state.speed)
+        engineOn.record(state.engineOn ? 1 : 0)
+    }
+
+    /// The Prometheus text format of everything.
+    public func render() -> String { registry.emitToString() }
+}

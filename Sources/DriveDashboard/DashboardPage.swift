@@ -1,0 +1,257 @@
+/// The dashboard's one page: HTML, CSS and JavaScript in one string, no build step, no external asset
+/// (a kiosk may have no internet). Large type for reading across a room; works with touch.
+enum DashboardPage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>carbridge</title>
+<style>
+:root { --bg:#111418; --panel:#1b2027; --text:#e8edf2; --dim:#8a96a3; --ok:#3ad17a; --warn:#f2b63c; --bad:#ff5a5a; --accent:#4aa3ff; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--text); font:18px/1.35 system-ui, sans-serif; }
+header { display:flex; flex-wrap:wrap; gap:.6em 1.2em; align-items:center; padding:.6em 1em; background:var(--panel); }
+header h1 { font-size:1.3em; margin:0; }
+.badge { font-weight:700; font-size:1.5em; padding:.1em .5em; border-radius:.3em; background:#2a3038; }
+.badge.on, .badge.up { background:var(--ok); color:#062; }
+.badge.connecting { background:var(--warn); color:#430; }
+.badge.down, .badge.closed { background:var(--bad); color:#300; }
+#link-reason, #conn { color:var(--dim); }
+main { display:grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap:1em; padding:1em; }
+section { background:var(--panel); border-radius:.6em; padding:.8em 1em; min-width:0; }
+h2 { font-size:1em; color:var(--dim); margin:0 0 .4em; text-transform:uppercase; letter-spacing:.08em; }
+.big { font-size:3.2em; font-weight:800; line-height:1; }
+svg { width:100%; max-height:320px; display:block; }
+#wheel { transform-box: fill-box; transform-origin: center; transition: transform 60ms linear; }
+#needle { transform-origin: 100px 110px; transition: transform 80ms linear; }
+.seg { fill:none; stroke:#2f3742; stroke-width:10; }
+.seg.active { stroke:var(--accent); }
+.row { display:flex; gap:1em; align-items:baseline; flex-wrap:wrap; }
+ul.log { list-style:none; margin:0; padding:0; font:15px/1.4 ui-monospace, monospace; max-height:14em; overflow:auto; }
+ul.log li { white-space:pre-wrap; word-break:break-all; }
+ul.log .t { color:var(--dim); margin-right:.6em; }
+#controls button { font-size:1.3em; min-width:3.2em; min-height:2.4em; margin:.2em; border-radius:.4em; border:0; background:#2d3745; color:var(--text); touch-action:manipulation; }
+#controls button:active { background:var(--accent); }
+#steer { width:100%; height:3em; touch-action:none; }
+#rejections li { color:var(--bad); }
+.hidden { display:none !important; }
+input[type=password] { font-size:1.1em; padding:.3em; }
+</style>
+</head>
+<body>
+<header>
+  <h1>carbridge</h1>
+  <span id="link" class="badge down">…</span>
+  <span id="link-reason"></span>
+  <span id="conn">connecting to carbridge…</span>
+</header>
+<main>
+  <section>
+    <h2>Steering</h2>
+    <svg viewBox="0 0 200 200" aria-label="steering wheel">
+      <g id="segments"></g>
+      <g id="wheel">
+        <circle cx="100" cy="110" r="70" fill="none" stroke="#cfd8e3" stroke-width="12"/>
+        <circle cx="100" cy="110" r="14" fill="#cfd8e3"/>
+        <line x1="86" y1="110" x2="32" y2="110" stroke="#cfd8e3" stroke-width="9"/>
+        <line x1="114" y1="110" x2="168" y2="110" stroke="#cfd8e3" stroke-width="9"/>
+        <line x1="100" y1="124" x2="100" y2="178" stroke="#cfd8e3" stroke-width="9"/>
+        <rect x="94" y="34" width="12" height="16" rx="3" fill="var(--accent)"/>
+      </g>
+    </svg>
+    <div class="row"><span class="big" id="angle">0°</span><span>range <b id="range">A 0</b></span></div>
+  </section>
+  <section>
+    <h2>Speed</h2>
+    <svg viewBox="0 0 200 170" aria-label="speed gauge">
+      <path id="gauge-track" fill="none" stroke="#2f3742" stroke-width="14"/>
+      <path id="gauge-fill" fill="none" stroke="var(--accent)" stroke-width="14"/>
+      <g id="ticks"></g>
+      <line id="cap-mark" stroke="var(--bad)" stroke-width="5"/>
+      <g id="needle"><line x1="100" y1="110" x2="100" y2="40" stroke="#fff" stroke-width="5" stroke-linecap="round"/><circle cx="100" cy="110" r="7" fill="#fff"/></g>
+    </svg>
+    <div class="row"><span class="big" id="speed">0</span><span id="cap">cap 240</span></div>
+    <div class="row">
+      <span>Engine <span id="engine" class="badge">OFF</span></span>
+      <span>Gear <span id="gear" class="badge">FORWARD</span></span>
+    </div>
+  </section>
+  <section id="controls-section" class="hidden">
+    <h2>Controls</h2>
+    <div id="controls" class="hidden">
+      <div>
+        <button id="btn-engine">Engine</button>
+        <button id="btn-speed-up">Speed+</button>
+        <button id="btn-speed-down">Speed−</button>
+        <button id="btn-gear">Gear</button>
+      </div>
+      <div>
+        <button id="btn-f1">F1</button><button id="btn-f2">F2</button><button id="btn-f3">F3</button><button id="btn-f4">F4</button><button id="btn-f5">F5</button>
+      </div>
+      <input id="steer" type="range" min="-90" max="90" step="1" value="0" aria-label="steering">
+    </div>
+    <form id="login" class="hidden" method="post" action="/login">
+      <label>Token for controls <input type="password" name="token" autocomplete="off"></label>
+      <button type="submit">Unlock</button>
+    </form>
+    <div id="controls-note"></div>
+  </section>
+  <section>
+    <h2>Frames sent <span id="frames-sent">0</span></h2>
+    <ul class="log" id="frames"></ul>
+  </section>
+  <section>
+    <h2>From the car</h2>
+    <ul class="log" id="car"></ul>
+  </section>
+  <section>
+    <h2>Inputs</h2>
+    <ul class="log" id="inputs"></ul>
+    <h2 style="margin-top:.8em">Notices</h2>
+    <ul class="log" id="notices"></ul>
+    <ul class="log" id="rejections"></ul>
+  </section>
+</main>
+<script>
+"use strict";
+const $ = (id) => document.getElementById(id);
+const NS = "http://www.w3.org/2000/svg";
+let ws = null, hello = null, retryAt = 0, lastState = null, pingTimer = null, steerTimer = null;
+let steerValue = 0, steerSent = 0;
+
+function polar(cx, cy, r, deg) { const a = (deg - 90) * Math.PI / 180; return [cx + r * Math.cos(a), cy + r * Math.sin(a)]; }
+function arc(cx, cy, r, from, to) {
+  const [x1, y1] = polar(cx, cy, r, from), [x2, y2] = polar(cx, cy, r, to);
+  return `M ${x1} ${y1} A ${r} ${r} 0 ${to - from > 180 ? 1 : 0} 1 ${x2} ${y2}`;
+}
+// Range segments around the wheel: A −2 … 2 over θ −90…−60, −60…−15, −15…15, 15…60, 60…90.
+const bands = [[-2, -90, -60], [-1, -60, -15], [0, -15, 15], [1, 15, 60], [2, 60, 90]];
+for (const [a, from, to] of bands) {
+  const p = document.createElementNS(NS, "path");
+  p.setAttribute("d", arc(100, 110, 90, from + 1, to - 1));
+  p.setAttribute("class", "seg"); p.dataset.range = a; $("segments").appendChild(p);
+}
+const G0 = -120, G1 = 120;            // the gauge's sweep, degrees
+const gaugeAngle = (s) => G0 + (G1 - G0) * Math.max(0, Math.min(240, s)) / 240;
+$("gauge-track").setAttribute("d", arc(100, 110, 78, G0, G1));
+for (let s = 0; s <= 240; s += 40) {
+  const [x1, y1] = polar(100, 110, 62, gaugeAngle(s)), [x2, y2] = polar(100, 110, 52, gaugeAngle(s));
+  const t = document.createElementNS(NS, "text");
+  const [tx, ty] = polar(100, 110, 40, gaugeAngle(s));
+  t.setAttribute("x", tx); t.setAttribute("y", ty + 4); t.setAttribute("fill", "#8a96a3");
+  t.setAttribute("font-size", "10"); t.setAttribute("text-anchor", "middle"); t.textContent = s;
+  const l = document.createElementNS(NS, "line");
+  l.setAttribute("x1", x1); l.setAttribute("y1", y1); l.setAttribute("x2", x2); l.setAttribute("y2", y2);
+  l.setAttribute("stroke", "#8a96a3"); l.setAttribute("stroke-width", "2");
+  $("ticks").appendChild(l); $("ticks").appendChild(t);
+}
+
+function list(id, items, render) {
+  const ul = $(id); ul.textContent = "";
+  for (const item of items) { const li = document.createElement("li"); render(li, item); ul.appendChild(li); }
+}
+function timed(li, time, text) {
+  const t = document.createElement("span"); t.className = "t"; t.textContent = time;
+  li.appendChild(t); li.appendChild(document.createTextNode(text));
+}
+
+function render(s) {
+  lastState = s;
+  const link = $("link");
+  link.className = "badge " + s.link;
+  link.dataset.state = s.link;
+  if (s.link === "down" && s.retryMs !== undefined) retryAt = performance.now() + s.retryMs; else retryAt = 0;
+  showLink();
+  $("link-reason").textContent = s.link === "down" ? s.reason : s.linkName;
+  const engine = $("engine");
+  engine.textContent = s.engine ? "ON" : "OFF"; engine.className = "badge" + (s.engine ? " on" : ""); engine.dataset.on = s.engine;
+  $("gear").textContent = s.direction === 1 ? "FORWARD" : "REVERSE"; $("gear").dataset.direction = s.direction;
+  $("speed").textContent = s.speed;
+  $("cap").textContent = "cap " + s.maxSpeed;
+  $("needle").style.transform = `rotate(${gaugeAngle(s.speed)}deg)`;
+  $("gauge-fill").setAttribute("d", s.speed > 0 ? arc(100, 110, 78, G0, gaugeAngle(s.speed)) : "");
+  const [cx1, cy1] = polar(100, 110, 88, gaugeAngle(s.maxSpeed)), [cx2, cy2] = polar(100, 110, 68, gaugeAngle(s.maxSpeed));
+  const cap = $("cap-mark"); cap.setAttribute("x1", cx1); cap.setAttribute("y1", cy1); cap.setAttribute("x2", cx2); cap.setAttribute("y2", cy2);
+  const wheel = $("wheel");
+  wheel.style.transform = `rotate(${s.angle}deg)`; wheel.dataset.angle = s.angle;
+  $("angle").textContent = (s.angle > 0 ? "+" : "") + s.angle + "°";
+  $("range").textContent = "A " + s.range; $("range").dataset.range = s.range;
+  for (const seg of document.querySelectorAll(".seg")) seg.classList.toggle("active", Number(seg.dataset.range) === s.range);
+  $("frames-sent").textContent = s.framesSent;
+  list("frames", s.frames, (li, f) => timed(li, f.time, f.text));
+  list("car", s.car, (li, l) => timed(li, l.time, l.text));
+  $("car").scrollTop = $("car").scrollHeight;
+  list("inputs", s.inputs.length ? s.inputs : ["none"], (li, t) => { li.textContent = t; });
+  list("notices", s.notices.slice(-8), (li, t) => { li.textContent = t; });
+}
+
+function showLink() {
+  if (!lastState) return;
+  const link = $("link");
+  if (lastState.link === "up") link.textContent = "connected";
+  else if (lastState.link === "connecting") link.textContent = "connecting…";
+  else if (lastState.link === "down") {
+    const left = retryAt ? Math.max(0, (retryAt - performance.now()) / 1000) : 0;
+    link.textContent = retryAt ? `down · retry in ${left.toFixed(1)} s` : "down";
+  } else link.textContent = lastState.link;
+}
+setInterval(showLink, 100);
+
+function rejected(reason) {
+  const ul = $("rejections"); const li = document.createElement("li");
+  li.textContent = "refused by carbridge: " + reason; ul.appendChild(li);
+  while (ul.children.length > 5) ul.removeChild(ul.firstChild);
+  document.body.dataset.rejections = String(Number(document.body.dataset.rejections || 0) + 1);
+}
+
+function send(message) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(message));
+}
+
+function onHello(m) {
+  hello = m;
+  $("controls-section").classList.toggle("hidden", !(m.controls || m.tokenLogin));
+  $("controls").classList.toggle("hidden", !m.controls && !m.tokenLogin);
+  $("login").classList.toggle("hidden", m.controls || !m.tokenLogin);
+  $("controls-note").textContent = m.controls ? "" : (m.reason || "");
+  document.body.dataset.controls = m.controls;
+  clearInterval(pingTimer);
+  if (m.controls) pingTimer = setInterval(() => send({ c: "ping" }), 250);
+}
+
+function connect() {
+  ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+  ws.onopen = () => { $("conn").textContent = ""; document.body.dataset.connected = "true"; };
+  ws.onmessage = (event) => {
+    let m; try { m = JSON.parse(event.data); } catch (e) { return; }
+    if (m.type === "state") render(m); else if (m.type === "hello") onHello(m); else if (m.type === "rejected") rejected(m.reason);
+  };
+  ws.onclose = (event) => {
+    document.body.dataset.connected = "false";
+    clearInterval(pingTimer);
+    $("conn").textContent = `carbridge unreachable (${event.code}${event.reason ? " " + event.reason : ""}); retrying…`;
+    setTimeout(connect, 1000);
+  };
+}
+
+const buttons = { "btn-engine": { c: "engine" }, "btn-speed-up": { c: "speed_up" }, "btn-speed-down": { c: "speed_down" }, "btn-gear": { c: "gear" } };
+for (const [id, message] of Object.entries(buttons)) $(id).addEventListener("click", () => send(message));
+for (let n = 1; n <= 5; n++) $("btn-f" + n).addEventListener("click", () => send({ c: "f", n }));
+// The slider: at most 20 steer messages a second; letting go centres it, like a stick's spring.
+const steer = $("steer");
+function flushSteer() { if (steerValue !== steerSent) { steerSent = steerValue; send({ c: "steer", deg: steerValue }); } }
+steer.addEventListener("input", () => {
+  steerValue = Number(steer.value);
+  if (!steerTimer) { flushSteer(); steerTimer = setTimeout(function tick() { steerTimer = null; flushSteer(); }, 50); }
+});
+function centre() { steer.value = 0; steerValue = 0; flushSteer(); }
+steer.addEventListener("pointerup", centre);
+steer.addEventListener("touchend", centre);
+connect();
+</script>
+</body>
+</html>
+"""#
+}

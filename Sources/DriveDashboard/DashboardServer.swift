@@ -1,0 +1,321 @@
+import DriveConfig
+import DriveCore
+import DriveSystem
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+
+/// The web side: Hummingbird (HTTP/1.1 + WebSocket upgrade) on a NIO event-loop group of one thread of
+/// its own, its handlers on Swift concurrency's pool — never on carbridge's event loop. It reaches the
+/// run only through the `DashboardHub`.
+///
+/// Routes: `GET /` the page (`/?token=…` once: a session cookie, then a redirect to `/`), `POST /login`
+/// the same from the page's form, `GET /metrics` the Prometheus text, `GET /ws` the WebSocket (state
+/// out, controls in). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
+/// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
+/// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
+public final class DashboardServer: @unchecked Sendable {
+    private let access: DashboardAccess
+    private let sessions: SessionStore
+    private let hub: DashboardHub
+    private let metrics: DashboardMetrics
+    private var group: MultiThreadedEventLoopGroup?
+    private var task: Task<Void, Never>?
+
+    /// Creates a server (nothing listens until `start`).
+    public init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
+        self.access = access
+        self.sessions = sessions
+        self.hub = hub
+        self.metrics = metrics
+    }
+
+    /// Starts listening on `address` and returns the bound port once it does (at most 5 s); throws when
+    /// the address cannot be bound.
+    public func start(address: ListenAddress) throws -> Int {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        self.group = group
+        let outcome = StartOutcome()
+        let wsConfiguration = WebSocketServerConfiguration(
+            maxFrameSize: ClientMessage.frameLimit, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2))
+        let app = Application(
+            router: makeRouter(),
+            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, _, _ in
+                upgrade(head)
+            },
+            configuration: .init(
+                address: .hostname(address.host, port: address.port),
+                availableConnectionsDelegate: MaximumAvailableConnections(64)),
+            onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? address.port)) },
+            eventLoopGroupProvider: .shared(group),
+            logger: Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() })
+        task = Task.detached {
+            do {
+                try await app.run()
+                outcome.finish(.failure(DashboardError("the server stopped")))
+            } catch {
+                outcome.finish(.failure(DashboardError("\(error)")))
+            }
+        }
+        switch outcome.wait(seconds: 5) {
+        case .success(let port)?:
+            return port
+        case .failure(let error)?:
+            stop()
+            throw DashboardError("cannot listen on \(address): \(error)")
+        case nil:
+            stop()
+            throw DashboardError("cannot listen on \(address): not listening after 5 s")
+        }
+    }
+
+    /// Stops the server (does not wait for its threads).
+    public func stop() {
+        task?.cancel()
+        task = nil
+        if let group {
+            self.group = nil
+            group.shutdownGracefully { _ in }
+        }
+    }
+
+    // MARK: HTTP
+
+    private func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/") { [self] request, _ -> Response in
+            if let token = request.uri.queryParameters.get("token") {
+                return login(token: token)
+            }
+            return page()
+        }
+        router.post("/login") { [self] request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1024)
+            let form = String(buffer: body)
+            let token = Self.formValue("token", in: form) ?? ""
+            return login(token: token)
+        }
+        router.get("/metrics") { [self] _, _ -> Response in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+        }
+        // A request for /ws that was not upgraded: a foreign Origin, or not a WebSocket handshake.
+        router.get("/ws") { request, _ -> Response in
+            let origin = request.headers[.origin]
+            if !DashboardAccess.originAllowed(origin: origin, host: request.head.authority) {
+                return Self.text(.forbidden, "WebSocket refused: Origin \(origin ?? "") is not this dashboard (\(request.head.authority ?? "no Host"))\n")
+            }
+            return Self.text(.badRequest, "WebSocket only: /ws takes a WebSocket upgrade\n")
+        }
+        return router
+    }
+
+    private func page() -> Response {
+        var headers = Self.securityHeaders()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+    }
+
+    private func login(token: String) -> Response {
+        guard access.controls, access.token != nil else {
+            return Self.text(.notFound, "no token is configured: there is nothing to log in to\n")
+        }
+        guard access.tokenMatches(token) else {
+            metrics.rejectedMessages.increment()
+            return Self.text(.forbidden, "wrong token\n")
+        }
+        var headers = Self.securityHeaders()
+        headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create())
+        headers[.location] = "/"
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    static func securityHeaders() -> HTTPFields {
+        var headers = HTTPFields()
+        headers[.cacheControl] = "no-store"
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        return headers
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
+        var headers = securityHeaders()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// The value of `name` in an `application/x-www-form-urlencoded` body.
+    static func formValue(_ name: String, in form: String) -> String? {
+        for pair in form.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == name else { continue }
+            return percentDecoded(String(parts[1]))
+        }
+        return nil
+    }
+
+    static func percentDecoded(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "+") {
+                bytes.append(0x20)
+            } else if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: WebSocket
+
+    private func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        guard head.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
+        guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority) else {
+            metrics.refusedUpgrades.increment()
+            return .dontUpgrade
+        }
+        let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
+        let grant = access.grant(sessionValid: sessions.isValid(session))
+        return .upgrade([:]) { [self] inbound, outbound, _ in
+            await serve(inbound: inbound, outbound: outbound, grant: grant)
+        }
+    }
+
+    /// One browser connection: the hello, then states out and messages in until it closes.
+    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant) async {
+        let (id, wakeups, poke) = hub.subscribe()
+        metrics.clients.record(hub.connectionCount)
+        var hello: [(String, String)] = [("type", "hello")]
+        var canControl = false
+        switch grant {
+        case .control: canControl = true
+        case .viewOnly(let reason): hello.append(("reason", reason))
+        }
+        let tokenLogin = access.controls && access.token != nil
+        try? await outbound.write(.text(JSONWriter.object(hello, flags: [("controls", canControl), ("tokenLogin", tokenLogin)])))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound) }
+            await readMessages(inbound, outbound, client: id, grant: grant)
+            hub.unsubscribe(id)
+            group.cancelAll()
+        }
+        metrics.clients.record(hub.connectionCount)
+        if canControl { hub.send(.disconnected, from: id) }
+    }
+
+    private func pushStates(_ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter) async {
+        var coalescer = SnapshotCoalescer()
+        var pokeAt: Instant?
+        for await _ in wakeups {
+            guard let latest = hub.latest() else { continue }
+            let now = Self.now()
+            switch coalescer.offer(version: latest.version, key: latest.key, at: now) {
+            case .send:
+                guard let json = hub.latestJSON(now: now) else { continue }
+                do {
+                    try await outbound.write(.text(json))
+                } catch {
+                    return
+                }
+            case .wait(let due):
+                guard pokeAt != due else { continue }
+                pokeAt = due
+                let delay = due.duration(since: now)
+                Task {
+                    try? await Task.sleep(for: delay)
+                    poke.yield()
+                }
+            case .nothing:
+                break
+            }
+        }
+    }
+
+    private func readMessages(
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, client: Int, grant: DashboardAccess.Grant
+    ) async {
+        var limit = MessageRateLimit()
+        var lastLimitReply: Instant?
+        func reject(_ reason: String) async {
+            metrics.rejectedMessages.increment()
+            try? await outbound.write(.text(JSONWriter.object([("type", "rejected"), ("reason", reason)])))
+        }
+        do {
+            for try await message in inbound.messages(maxSize: ClientMessage.frameLimit) {
+                let now = Self.now()
+                guard limit.allow(at: now) else {
+                    metrics.rejectedMessages.increment()
+                    if lastLimitReply.map({ now.duration(since: $0) >= .seconds(1) }) ?? true {
+                        lastLimitReply = now
+                        await reject("too many messages (at most 50 a second): dropped")
+                    }
+                    continue
+                }
+                guard case .text(let text) = message else {
+                    await reject("binary messages are not accepted")
+                    continue
+                }
+                let parsed: ClientMessage
+                do {
+                    parsed = try ClientMessage.parse(text)
+                } catch {
+                    await reject(error.reason)
+                    continue
+                }
+                switch grant {
+                case .control:
+                    hub.send(.message(parsed), from: client)
+                case .viewOnly(let reason):
+                    if parsed == .ping { continue }
+                    await reject("refused: \(reason)")
+                }
+            }
+        } catch {
+            // A protocol error or an oversized message: WSCore closes the connection (1002 / 1009).
+        }
+    }
+
+    static func now() -> Instant { Instant(nanoseconds: MonotonicClock.nanoseconds()) }
+}
+
+/// A dashboard failure, in words.
+public struct DashboardError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The first of "listening on port N" and "failed", handed from the server's task to `start`.
+private final class StartOutcome: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var result: Result<Int, DashboardError>?
+
+    func finish(_ outcome: Result<Int, DashboardError>) {
+        lock.withLock {
+            if result == nil { result = outcome }
+            lock.broadcast()
+        }
+    }
+
+    func wait(seconds: Int64) -> Result<Int, DashboardError>? {
+        let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds() + seconds * 1_000_000_000)
+        return lock.withLock {
+            while result == nil {
+                if !lock.wait(until: deadline) { break }
+            }
+            return result
+        }
+    }
+}

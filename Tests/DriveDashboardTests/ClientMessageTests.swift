@@ -1,0 +1,68 @@
+import DriveCore
+import XCTest
+
+@testable import DriveDashboard
+
+final class ClientMessageTests: XCTestCase {
+    private func parse(_ text: String) -> ClientMessage? { try? ClientMessage.parse(text) }
+
+    private func reason(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String {
+        do {
+            let message = try ClientMessage.parse(text)
+            XCTFail("accepted \(text) as \(message)", file: file, line: line)
+            return ""
+        } catch {
+            return error.reason
+        }
+    }
+
+    func testEveryControl() {
+        XCTAssertEqual(parse(#"{"c":"engine"}"#), .control(.engine))
+        XCTAssertEqual(parse(#"{"c":"speed_up"}"#), .control(.speedUp))
+        XCTAssertEqual(parse(#"{"c":"speed_down"}"#), .control(.speedDown))
+        XCTAssertEqual(parse(#"{"c":"gear"}"#), .control(.gear))
+        for n in 1...5 { XCTAssertEqual(parse(#"{"c":"f","n":\#(n)}"#), .control(.function(n))) }
+        XCTAssertEqual(parse(#"{"c":"steer","deg":-35.5}"#), .control(.steer(-35.5)))
+        XCTAssertEqual(parse(#" { "deg" : 90 , "c" : "steer" } "#), .control(.steer(90)))
+        XCTAssertEqual(parse(#"{"c":"ping"}"#), .ping)
+    }
+
+    func testMalformedMessagesAreRejectedWithAReason() {
+        XCTAssertTrue(reason("engine").contains("not a flat JSON object"))
+        XCTAssertTrue(reason("").contains("not a flat JSON object"))
+        XCTAssertTrue(reason(#"{"c":"engine""#).contains("unterminated"))
+        XCTAssertTrue(reason(#"{"c":"engine"} x"#).contains("trailing"))
+        XCTAssertTrue(reason(#"{"c":{"x":1}}"#).contains("nested"))
+        XCTAssertTrue(reason(#"{"c":["engine"]}"#).contains("nested"))
+        XCTAssertTrue(reason(#"{"c":true}"#).contains("strings or numbers"))
+        XCTAssertTrue(reason(#"{"c":"engine","c":"gear"}"#).contains("twice"))
+        XCTAssertTrue(reason(#"{"n":3}"#).contains("missing \"c\""))
+        XCTAssertTrue(reason(#"{"c":"launch"}"#).contains("unknown control"))
+        XCTAssertTrue(reason(#"{"c":"engine","speed":240}"#).contains("unexpected key \"speed\""))
+        XCTAssertTrue(reason(#"{"c":"f","n":6}"#).contains("1…5"))
+        XCTAssertTrue(reason(#"{"c":"f","n":2.5}"#).contains("1…5"))
+        XCTAssertTrue(reason(#"{"c":"f"}"#).contains("needs \"n\""))
+        XCTAssertTrue(reason(#"{"c":"f","n":"3"}"#).contains("finite number"))
+        XCTAssertTrue(reason(#"{"c":"steer","deg":91}"#).contains("−90…90"))
+        XCTAssertTrue(reason(#"{"c":"steer","deg":1e999}"#).contains("finite number"))
+        XCTAssertTrue(reason(#"{"c":"steer","deg":--1}"#).contains("bad number"))
+        XCTAssertTrue(reason("{\"c\":\"en\ngine\"}").contains("control character"))
+    }
+
+    func testOversizedMessagesAreRejectedBeforeParsing() {
+        let padding = String(repeating: " ", count: ClientMessage.maximumBytes)
+        let text = #"{"c":"engine"}"# + padding
+        XCTAssertEqual(reason(text), "message too long (\(text.utf8.count) bytes; at most \(ClientMessage.maximumBytes))")
+        // At the limit it is still parsed.
+        let atLimit = #"{"c":"engine"}"# + String(repeating: " ", count: ClientMessage.maximumBytes - 14)
+        XCTAssertEqual(atLimit.utf8.count, ClientMessage.maximumBytes)
+        XCTAssertEqual(parse(atLimit), .control(.engine))
+    }
+
+    func testNothingButDriverControlsCanBeNamed() {
+        // Safety events are the server's own: a browser cannot send them.
+        for name in ["inputLost", "input_lost", "linkUp", "shutdown", "suspend", "setSpeed", "deadman", "inputRestored"] {
+            XCTAssertTrue(reason(#"{"c":"\#(name)"}"#).contains("unknown control"), name)
+        }
+    }
+}

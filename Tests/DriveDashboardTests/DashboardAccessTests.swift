@@ -1,0 +1,74 @@
+import XCTest
+
+@testable import DriveDashboard
+
+final class DashboardAccessTests: XCTestCase {
+    func testViewOnlyByDefault() {
+        let access = DashboardAccess(controls: false, token: nil)
+        XCTAssertEqual(access.grant(sessionValid: true), .viewOnly(reason: "this dashboard is view only ([dashboard] controls = false)"))
+    }
+
+    func testControlsWithoutTokenForEveryLocalBrowser() {
+        XCTAssertEqual(DashboardAccess(controls: true, token: nil).grant(sessionValid: false), .control)
+    }
+
+    func testControlsWithTokenNeedTheSession() {
+        let access = DashboardAccess(controls: true, token: "0123456789abcdef")
+        XCTAssertEqual(access.grant(sessionValid: true), .control)
+        guard case .viewOnly(let reason) = access.grant(sessionValid: false) else { return XCTFail() }
+        XCTAssertTrue(reason.contains("token"))
+    }
+
+    func testTokenComparison() {
+        let access = DashboardAccess(controls: true, token: "0123456789abcdef")
+        XCTAssertTrue(access.tokenMatches("0123456789abcdef"))
+        XCTAssertFalse(access.tokenMatches("0123456789abcdeF"))
+        XCTAssertFalse(access.tokenMatches("0123456789abcde"))
+        XCTAssertFalse(access.tokenMatches("0123456789abcdef0"))
+        XCTAssertFalse(access.tokenMatches(""))
+        XCTAssertFalse(DashboardAccess(controls: true, token: nil).tokenMatches(""))
+    }
+
+    func testCookieIsHttpOnlyAndSameSiteStrict() {
+        let header = DashboardAccess.setCookie(session: "abc")
+        XCTAssertEqual(header, "carbridge_session=abc; Path=/; HttpOnly; SameSite=Strict")
+    }
+
+    func testCookieParsing() {
+        XCTAssertEqual(DashboardAccess.cookie("carbridge_session", in: "a=1; carbridge_session=xyz; b=2"), "xyz")
+        XCTAssertEqual(DashboardAccess.cookie("carbridge_session", in: "carbridge_session=xyz"), "xyz")
+        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: "xcarbridge_session=xyz"))
+        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: nil))
+        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: "carbridge_session"))
+    }
+
+    func testOriginChecks() {
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080"))
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://KIOSK.local:8080", host: "kiosk.local:8080"))
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: nil, host: "127.0.0.1:8080"), "no Origin: not a browser")
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://evil.example", host: "127.0.0.1:8080"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:9999", host: "127.0.0.1:8080"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080.evil.example", host: "127.0.0.1:8080"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "null", host: "127.0.0.1:8080"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: nil))
+    }
+
+    func testSessions() {
+        let store = SessionStore(limit: 2)
+        let a = store.create()
+        let b = store.create()
+        XCTAssertEqual(a.count, 32)
+        XCTAssertNotEqual(a, b)
+        XCTAssertTrue(store.isValid(a))
+        XCTAssertFalse(store.isValid("0123456789abcdef0123456789abcdef"))
+        XCTAssertFalse(store.isValid(nil))
+        _ = store.create()
+        XCTAssertFalse(store.isValid(a), "the oldest session goes at the limit")
+        XCTAssertTrue(store.isValid(b))
+    }
+
+    func testLoginFormParsing() {
+        XCTAssertEqual(DashboardServer.formValue("token", in: "token=ab%2Bc+d&x=1"), "ab+c d")
+        XCTAssertNil(DashboardServer.formValue("token", in: "x=1"))
+    }
+}
