@@ -8,11 +8,13 @@
 # overlay, so the Swift runtime and the freshly built carbridge run in the guest unchanged), the
 # repository read-only at /mnt/repo and Tests/kernel/out/results read-write at /mnt/results, then
 # switch_root's into it and runs guest/main.sh as PID 1. guest/main.sh proves the infrastructure
-# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (1..10).
+# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (the numbers
+# that `guest/scenarios.py --list` prints). The C helpers of the latency scenario (guest/refreader.c,
+# guest/tcpcar.c) are compiled here, on the host, into Tests/kernel/build/.
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
 #   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
-#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9; each 1..10) after the infrastructure checks
+#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
 #   --no-build     do not run `swift build` even if the binary is missing
@@ -30,13 +32,15 @@ while [ $# -gt 0 ]; do
     --only) ONLY=$2; shift ;;
     --bin) BIN=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
+# the scenario numbers: the keys of TITLES in guest/scenarios.py (no evdev needed to read them)
+SCENARIOS=$(sed -n '/^TITLES = {/,/^}/p' "$HERE/guest/scenarios.py" | grep -oE '^ *[0-9]+:' | tr -d ' :' | tr '\n' ' ' | sed 's/ $//')
 if [ "$ONLY" != all ]; then
   for n in ${ONLY//,/ }; do
-    case "$n" in [1-9]|10) ;; *) echo "run.sh: --only takes scenario numbers 1..10, comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
+    case " $SCENARIOS " in *" $n "*) ;; *) echo "run.sh: --only takes scenario numbers ($SCENARIOS), comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
   done
 fi
 T0=$(date +%s.%N)
@@ -51,7 +55,7 @@ finish() {  # finish PASSED FAILED : the last line, and the exit status
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev"
+      libevdev-dev libudev-dev libbluetooth-dev gcc libc6-dev pkg-config"
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
@@ -83,6 +87,14 @@ MODDIR=/lib/modules/$KVER
 [ -n "$KVER" ] && [ -r "$KERNEL" ] || { say "no Debian kernel in /boot: apt-get install linux-image-amd64"; finish 0 1; }
 BUILD_DIR=$HERE/build
 mkdir -p "$BUILD_DIR"
+# the latency scenario's C helpers (the guest runs the host's libraries, so host binaries run there)
+rm -f "$BUILD_DIR/refreader" "$BUILD_DIR/tcpcar"
+if gcc -O2 -Wall -o "$BUILD_DIR/tcpcar" "$HERE/guest/tcpcar.c" &&
+   gcc -O2 -Wall -o "$BUILD_DIR/refreader" "$HERE/guest/refreader.c" $(pkg-config --cflags --libs libevdev); then
+  say "built $BUILD_DIR/refreader and tcpcar"
+else
+  say "WARNING: could not build the C helpers (apt-get install gcc libc6-dev pkg-config libevdev-dev); the latency scenario will fail"
+fi
 IRD=$(mktemp -d /tmp/carbridge-initramfs.XXXXXX)
 trap 'rm -rf "$IRD"' EXIT
 mkdir -p "$IRD"/{bin,modules,proc,sys,dev,host,rw,newroot}

@@ -26,6 +26,8 @@ RESULTS = os.environ.get("R", "/mnt/results")
 REPO = os.environ.get("REPO", "/mnt/repo")
 CARBRIDGE = os.environ.get("CARBRIDGE", REPO + "/.build/debug/carbridge")
 GUEST = os.path.dirname(os.path.abspath(__file__))
+# C helpers run.sh compiles on the host (guest/refreader.c, guest/tcpcar.c) into Tests/kernel/build
+HELPERS = os.path.join(os.path.dirname(GUEST), "build")
 PY = "/usr/bin/python3"
 PAD_NAME = "Harness Gamepad"
 
@@ -412,10 +414,11 @@ class StubAccelerometer:
 
 # ---------------------------------------------------------------- carbridge
 
-def base_config(car_addr, steering="stick", accelerometer=None, gamepad=PAD_NAME, extra="", link_extra=""):
+def base_config(car_addr, steering="stick", accelerometer=None, gamepad=PAD_NAME, extra="", link_extra="", url=None):
+    """carbridge's config for the car at `car_addr` (RFCOMM channel 1), or at `url` when given."""
     cfg = """[link]
-url = "rfcomm://%s/1"
-""" % car_addr + link_extra + """
+url = "%s"
+""" % (url or "rfcomm://%s/1" % car_addr) + link_extra + """
 [drive]
 period_ms = 50
 max_speed = 240
