@@ -17,6 +17,8 @@ public final class RunViewModel: BridgeObserver {
     }
     /// Called after anything shown has changed.
     public var onChange: (() -> Void)?
+    /// Also called after anything shown has changed (others than the view: the systemd status).
+    private var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
     /// log shows every other line; by default the bare text).
     public var noticeText: (String) -> String = { $0 }
@@ -41,6 +43,11 @@ public final class RunViewModel: BridgeObserver {
             snapshot.inputs = newValue
             changed()
         }
+    }
+
+    /// Calls `handler` after anything shown has changed, from now on (besides `onChange`).
+    public func addChangeHandler(_ handler: @escaping () -> Void) {
+        changeHandlers.append(handler)
     }
 
     /// Adds a line to the notices as it is (a log line while the run view diverts the log).
@@ -85,5 +92,8 @@ public final class RunViewModel: BridgeObserver {
         if snapshot.notices.count > limit { snapshot.notices.removeFirst(snapshot.notices.count - limit) }
     }
 
-    private func changed() { onChange?() }
+    private func changed() {
+        onChange?()
+        for handler in changeHandlers { handler() }
+    }
 }
