@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 if [ "$ONLY" != all ]; then
   for n in ${ONLY//,/ }; do
-    case "$n" in [1-9]|10) ;; *) echo "run.sh: --only takes scenario numbers 1..10, comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
+    case "$n" in [1-9]|[1-9][0-9]) ;; *) echo "run.sh: --only takes scenario numbers (1, 2, …), comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
   done
 fi
 T0=$(date +%s.%N)
@@ -51,7 +51,7 @@ finish() {  # finish PASSED FAILED : the last line, and the exit status
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev"
+      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev"
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q

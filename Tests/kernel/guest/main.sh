@@ -2,7 +2,7 @@
 # PID 1 of the kernel-test guest (started by the initramfs after switch_root).
 # Environment: REPO (repository, read-only), R (results, writable), ONLY (all | N[,N...]), CARBRIDGE (binary).
 # 1. infrastructure: modules, systemd-udevd, uinput, btvirt controllers, RFCOMM car, mxc4005 on i2c-stub;
-# 2. the carbridge scenarios (scenarios.py N, 1..10), each with its own PASS/FAIL line.
+# 2. the carbridge scenarios (scenarios.py N: 1..10, and guest/scenario_N.py), each with its own PASS/FAIL line.
 REPO=${REPO:-/mnt/repo}
 R=${R:-/mnt/results}
 ONLY=${ONLY:-all}
@@ -56,6 +56,8 @@ else fail "infra: no carbridge binary at $CARBRIDGE (swift build)"; fi
 
 # ---------- scenarios ----------
 if [ "$ONLY" = all ]; then LIST="1 2 3 4 5 6 7 8 9 10"; else LIST=${ONLY//,/ }; fi
+# Scenarios kept in files of their own (guest/scenario_N.py) are part of a full run too.
+if [ "$ONLY" = all ]; then for f in "$G"/scenario_[0-9]*.py; do [ -e "$f" ] && LIST="$LIST $(basename "$f" .py | cut -d_ -f2)"; done; fi
 for n in $LIST; do
   note "--- scenario $n"
   # 9 and 10 wait for RFCOMM flow control (about 15 s) and more; generous limits: the host may be loaded.
