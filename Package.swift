@@ -37,6 +37,9 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(
+            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // Pure logic: no I/O, no Foundation.
         .target(name: "DriveCore"),
@@ -66,7 +69,7 @@ let package = Package(
             name: "DriveRuntime",
             dependencies: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
-                "DriveTerminal", "CLinux",
+                "DriveTerminal", "CLinux", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,

@@ -62,6 +62,13 @@ public struct CarbridgeConfig: Sendable {
         }
     }
 
+    /// `[kiosk]`: policies for an unattended exhibit.
+    public struct Kiosk: Sendable {
+        /// `session_limit_s`: a driver's turn (from the engine going on) ends this long after with the
+        /// engine off; the next Engine press starts a new turn. nil (absent or 0) = no limit.
+        public var sessionLimit: Duration?
+    }
+
     /// Where θ comes from.
     public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none }
     /// How a stick becomes θ.
@@ -136,6 +143,8 @@ public struct CarbridgeConfig: Sendable {
     public var drive = DriveSettings()
     /// `[keyboard]`.
     public var keyboard = Keyboard()
+    /// `[kiosk]`.
+    public var kiosk = Kiosk()
     /// `[devices]`.
     public var devices = Devices()
     /// `[steering]`.
@@ -300,6 +309,19 @@ public struct CarbridgeConfig: Sendable {
                     "on_input_lost", default: "stop", allowed: DriveSettings.InputLossPolicy.allCases.map(\.rawValue))
             }
             config.drive.onInputLost = DriveSettings.InputLossPolicy(rawValue: policy) ?? .stop
+            p.finish(t)
+        }
+
+        if let t = p.table(top, "kiosk") {
+            let limit = p.take(0) { () throws(ConfigError) in
+                let seconds = try t.double("session_limit_s", default: 0, range: 0...86_400)
+                if seconds > 0 && seconds < 1 {
+                    throw t.error(
+                        "session_limit_s", "\(seconds) is too short: a turn lasts at least 1 s (0 = no limit; the value is in seconds)")
+                }
+                return seconds
+            }
+            config.kiosk.sessionLimit = limit > 0 ? .milliseconds(Int64((limit * 1000).rounded())) : nil
             p.finish(t)
         }
 

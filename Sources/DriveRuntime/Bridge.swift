@@ -20,6 +20,9 @@ public final class Bridge {
     /// Follows the machine's `nextDeadline`.
     private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
     private var shuttingDown = false
+    /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
+    private var turn: SessionLimit?
+    private lazy var turnTimer = DeadlineTimer(loop: loop) { [weak self] in self?.turnTimeUp() }
 
     /// How many frames were handed to the link.
     public private(set) var framesSent = 0
@@ -33,9 +36,11 @@ public final class Bridge {
     /// Called with every frame handed to the link (for tests and dry runs).
     public var onFrame: ((Frame, Instant) -> Void)?
 
-    /// Creates a bridge; call `start()` to connect.
-    public init(settings: DriveSettings, link: CarLink, loop: EventLoop, logger: Logger) {
+    /// Creates a bridge; call `start()` to connect. With `sessionLimit` (kiosk), a turn that began
+    /// when the engine went on ends that long after with the engine off (`SessionLimit`).
+    public init(settings: DriveSettings, link: CarLink, loop: EventLoop, logger: Logger, sessionLimit: Duration? = nil) {
         self.machine = DriveMachine(settings: settings)
+        self.turn = sessionLimit.map { SessionLimit(limit: $0) }
         self.link = link
         self.loop = loop
         self.logger = logger
@@ -97,6 +102,7 @@ public final class Bridge {
         deliver(frames, at: now)
         shuttingDown = true
         timer.cancel()
+        turnTimer.cancel()
         logger.info("shutting down (\(reason))")
         changed()
         let sent = frames.map(\.text).joined(separator: " ")
@@ -158,6 +164,35 @@ public final class Bridge {
         observer?.bridge(self, received: line)
     }
 
-    /// Tells the observer the drive state (it may not have changed).
-    private func changed() { observer?.bridge(self, stateIs: machine.state) }
+    /// Tells the observer the drive state (it may not have changed) and follows the turn limit.
+    private func changed() {
+        observer?.bridge(self, stateIs: machine.state)
+        followTurn()
+    }
+
+    /// Kiosk: the engine's state starts or ends a turn; the turn timer follows its end.
+    private func followTurn() {
+        guard var turn else { return }
+        turn.follow(engineOn: machine.state.engineOn, at: loop.now())
+        self.turn = turn
+        turnTimer.arm(at: shuttingDown ? nil : turn.deadline)
+    }
+
+    /// The turn's time is up: the engine goes off the normal way (docs/protocol.md §6): the stop frame
+    /// first when the car is moving (S := 0), then `E,0,0,0`. The next Engine press starts a new turn.
+    private func turnTimeUp() {
+        let now = loop.now()
+        guard !shuttingDown, let turn, turn.isOver(at: now), machine.state.engineOn else { return followTurn() }
+        if machine.state.speed > 0 {
+            deliver(machine.handle(.suspend, at: now), at: now)  // S := 0 and the stop frame; the engine still on
+        }
+        deliver(machine.handle(.engine, at: now), at: now)  // engine off: E,0,0,0
+        note("session limit (\(Self.seconds(turn.limit)) s): engine off; Engine starts the next turn")
+        changed()
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let ms = duration.nanoseconds / 1_000_000
+        return ms % 1000 == 0 ? "\(ms / 1000)" : "\(Double(ms) / 1000)"
+    }
 }

@@ -4,6 +4,11 @@ import Logging
 
 /// Where log lines go: stderr by default, or a closure (the run view) while one is set.
 ///
+/// When the fd is the systemd journal's stream (`JournalStream`: `JOURNAL_STREAM` names it, as for a
+/// service whose stderr is the journal), lines start with their syslog priority (`<4>` for a warning,
+/// sd-daemon.h's prefixes) so `journalctl -p warning` filters them, and carry no wall-clock time (the
+/// journal stamps each line).
+///
 /// Emitting never blocks: lines for the fd go through a `BoundedWriter` (256 lines / 64 KiB,
 /// written by a helper thread); when stderr is not being read lines are dropped and counted, and
 /// one line says how many once it moves again. What is still queued at a normal exit is written
@@ -12,12 +17,16 @@ public final class LogSink: @unchecked Sendable {
     private let lock = NSLock()
     private var divert: ((String) -> Void)?
     private let writer: BoundedWriter
+    /// True when the fd is the journal's stream: lines get a priority prefix and no time.
+    public let isJournal: Bool
 
-    /// Writes to `fd` (default stderr) until `divert` is set.
-    public init(fd: Int32 = 2) {
+    /// Writes to `fd` (default stderr) until `divert` is set; `journalStream` is `JOURNAL_STREAM` (read
+    /// from the environment unless given).
+    public init(fd: Int32 = 2, journalStream: String? = JournalStream.environment("JOURNAL_STREAM")) {
         writer = fd == 2 ? BoundedWriter.standardError : BoundedWriter(fd: fd) { count in
             "carbridge: \(count) log line\(count == 1 ? "" : "s") dropped (the log was not being read)"
         }
+        isJournal = JournalStream.isJournal(fd: fd, journalStream: journalStream)
     }
 
     /// Sends lines to `handler` instead of the fd (nil: back to the fd).
@@ -39,6 +48,21 @@ public final class LogSink: @unchecked Sendable {
         }
     }
 
+    /// Emits one log line of `level` from `label`: as `ConsoleLogHandler.line` (stamped now) to the
+    /// fd or the divert handler, or, to the journal, `<N><level> <label>: <message>` without the time.
+    public func emit(level: Logger.Level, label: String, message: String) {
+        lock.lock()
+        let handler = divert
+        lock.unlock()
+        if let handler {
+            handler(ConsoleLogHandler.line(level: level, label: label, message: message))
+        } else if isJournal {
+            writer.write(ConsoleLogHandler.journalLine(level: level, label: label, message: message))
+        } else {
+            writer.write(ConsoleLogHandler.line(level: level, label: label, message: message))
+        }
+    }
+
     /// Lines dropped because the fd was not taking them.
     public var droppedLines: Int { writer.droppedLines }
 
@@ -47,7 +71,8 @@ public final class LogSink: @unchecked Sendable {
     public func drain(within timeout: Duration) -> Bool { writer.drain(within: timeout) }
 }
 
-/// A swift-log handler that writes `<HH:MM:SS.mmm> <level> <label>: <message> [metadata]` lines (local time) to a `LogSink`.
+/// A swift-log handler that writes `<HH:MM:SS.mmm> <level> <label>: <message> [metadata]` lines (local time) to a
+/// `LogSink` (to the journal: `<N><level> <label>: <message> [metadata]`, see `LogSink`).
 public struct ConsoleLogHandler: LogHandler {
     /// The sink lines go to.
     public let sink: LogSink
@@ -71,12 +96,31 @@ public struct ConsoleLogHandler: LogHandler {
         var all = metadata
         if let explicit = event.metadata { all.merge(explicit) { $1 } }
         let extras = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        sink.emit(Self.line(level: event.level, label: label, message: "\(event.message)") + extras)
+        sink.emit(level: event.level, label: label, message: "\(event.message)" + extras)
     }
 
     /// A line as this handler writes it, stamped now: `<HH:MM:SS.mmm> <level> <label>: <message>`.
     public static func line(level: Logger.Level, label: String, message: String) -> String {
         "\(WallClock.now()) \(level) \(label): \(message)"
+    }
+
+    /// A line for the journal's stream: `<N><level> <label>: <message>`, N the syslog priority of
+    /// `level` (`priority(of:)`), no time (the journal stamps each line).
+    public static func journalLine(level: Logger.Level, label: String, message: String) -> String {
+        JournalStream.prefix(priority: priority(of: level)) + "\(level) \(label): \(message)"
+    }
+
+    /// The syslog priority of a swift-log level (sd-daemon.h): critical 2 (`SD_CRIT`), error 3,
+    /// warning 4, notice 5, info 6, debug and trace 7.
+    public static func priority(of level: Logger.Level) -> Int {
+        switch level {
+        case .critical: return 2
+        case .error: return 3
+        case .warning: return 4
+        case .notice: return 5
+        case .info: return 6
+        case .debug, .trace: return 7
+        }
     }
 
 }

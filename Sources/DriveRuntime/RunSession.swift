@@ -56,6 +56,8 @@ public final class RunSession {
     private var inputs: InputCoordinator?
     /// Started with the run and stopped after it (the web dashboard); set before `run()`.
     public var extensions: [any RunSessionExtension] = []
+    /// systemd's notifications (READY, WATCHDOG, STATUS, STOPPING) when run as a `Type=notify` service.
+    private var systemd: SystemdNotifier?
 
     /// Creates a session; nothing runs until `run()`.
     public init(config: CarbridgeConfig, options: Options, logger: Logger, sink: LogSink) throws {
@@ -76,7 +78,8 @@ public final class RunSession {
         let encoder = FrameEncoder(terminator: config.link.terminator)
         let url = try LinkURL(parsing: config.link.url)
         let link = try LinkFactory.make(url: url, loop: loop, encoder: encoder, options: config.link.options)
-        let bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
+        let bridge = Bridge(
+            settings: config.drive, link: link, loop: loop, logger: logger, sessionLimit: config.kiosk.sessionLimit)
         self.bridge = bridge
         let model = RunViewModel(observing: bridge)
         self.model = model
@@ -117,6 +120,15 @@ public final class RunSession {
             logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
         }
         bridge.start()
+        if let systemd = SystemdNotifier.forThisProcess(loop: loop) {
+            self.systemd = systemd
+            systemd.report(model)
+            systemd.start()  // READY=1 from the loop's first turn, then WATCHDOG=1 from the loop
+            if let interval = systemd.watchdogInterval { logger.info("systemd watchdog: a ping every \(interval)") }
+        }
+        #if DEBUG
+        hangLoopForTests()
+        #endif
         do {
             try loop.run()
         } catch {
@@ -136,10 +148,23 @@ public final class RunSession {
         guard !stopping, let bridge else { return }
         stopping = true
         exitCode = code
+        systemd?.stopping()
         bridge.shutdown(reason: reason, flushWithin: options.shutdown.flushWindow) { [weak self] in self?.loop.stop() }
         // Never hang on a stuck link: give up after the flush window and a margin.
         loop.schedule(after: options.shutdown.hardStop) { [weak self] in self?.loop.stop() }
     }
+
+    #if DEBUG
+    /// Debug builds only, for the watchdog's end-to-end test: `CARBRIDGE_TEST_HANG_AFTER_MS=N` makes the
+    /// event loop hang for good N ms after it starts (a warning says so), as a bug would.
+    private func hangLoopForTests() {
+        guard let text = JournalStream.environment("CARBRIDGE_TEST_HANG_AFTER_MS"), let ms = Int(text), ms >= 0 else { return }
+        loop.schedule(after: .milliseconds(ms)) { [logger] in
+            logger.warning("CARBRIDGE_TEST_HANG_AFTER_MS: the event loop hangs now (a debug build's test hook)")
+            while true { sleep(60) }
+        }
+    }
+    #endif
 
     private func received(_ signal: Int32) {
         switch signal {

@@ -45,6 +45,11 @@ public final class RunViewModel: BridgeObserver {
         }
     }
 
+    /// Calls `handler` after anything shown has changed, from now on (besides `onChange`).
+    public func addChangeHandler(_ handler: @escaping () -> Void) {
+        changeHandlers.append(handler)
+    }
+
     /// Adds a line to the notices as it is (a log line while the run view diverts the log).
     public func appendNotice(_ text: String) {
         snapshot.notices.append(text)

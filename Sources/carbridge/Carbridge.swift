@@ -66,10 +66,12 @@ struct Carbridge: ParsableCommand {
 protocol CarbridgeCommand: ParsableCommand {}
 
 /// Prints `carbridge: <error>` to stderr (without blocking; written at exit at the latest), one such
-/// line per problem of a config file, and gives the exit code for it.
+/// line per problem of a config file, and gives the exit code for it. When stderr is the journal each
+/// line carries the error priority (`<3>`), so `journalctl -p err` shows why a service did not start.
 func reportFailure(_ error: any Error) -> ExitCode {
+    let prefix = JournalStream.isJournal(fd: 2) ? JournalStream.prefix(priority: 3) : ""
     for line in "\(error)".split(separator: "\n", omittingEmptySubsequences: false) {
-        BoundedWriter.standardError.write("carbridge: \(line)")
+        BoundedWriter.standardError.write("\(prefix)carbridge: \(line)")
     }
     return ExitCode(1)
 }

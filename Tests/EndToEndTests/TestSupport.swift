@@ -327,9 +327,13 @@ final class CarbridgeProcess: @unchecked Sendable {
     /// `stdout` replaces the terminal (or /dev/null) as standard output; `stallStderr` makes stderr
     /// a pipe nobody reads (its buffer fills up, as under a stuck journal); `launcher` runs
     /// carbridge through another program (`["unshare", "-m", …]`; carbridge's path is appended to it).
+    /// `environment` is added to the test's own, from which systemd's variables (`NOTIFY_SOCKET`,
+    /// `WATCHDOG_USEC`, `WATCHDOG_PID`, `JOURNAL_STREAM`) are always removed first; `journalStderr`
+    /// sets `JOURNAL_STREAM` to the stderr pipe's device:inode, as systemd does for a service whose
+    /// stderr is the journal.
     init(
         arguments: [String], terminal: PseudoTerminal?, stdout: FileHandle? = nil, stallStderr: Bool = false,
-        launcher: [String] = []
+        launcher: [String] = [], environment: [String: String] = [:], journalStderr: Bool = false
     ) throws {
         let executable = try carbridgeExecutable()
         if launcher.isEmpty {
@@ -348,6 +352,15 @@ final class CarbridgeProcess: @unchecked Sendable {
         }
         if let stdout { process.standardOutput = stdout }
         process.standardError = stderrPipe
+        var env = ProcessInfo.processInfo.environment
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { env[key] = nil }
+        env.merge(environment) { $1 }
+        if journalStderr {
+            var info = stat()
+            fstat(stderrPipe.fileHandleForWriting.fileDescriptor, &info)
+            env["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
+        }
+        process.environment = env
         if !stallStderr {
             stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
                 let data = handle.availableData

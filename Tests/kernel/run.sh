@@ -36,8 +36,10 @@ while [ $# -gt 0 ]; do
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
-# the scenario numbers: the keys of TITLES in guest/scenarios.py (no evdev needed to read them)
-SCENARIOS=$(sed -n '/^TITLES = {/,/^}/p' "$HERE/guest/scenarios.py" | grep -oE '^ *[0-9]+:' | tr -d ' :' | tr '\n' ' ' | sed 's/ $//')
+# the scenario numbers: the keys of TITLES in guest/scenarios.py (no evdev needed to read them) and the
+# scenarios kept in files of their own (guest/scenario_N.py)
+SCENARIOS=$( { sed -n '/^TITLES = {/,/^}/p' "$HERE/guest/scenarios.py" | grep -oE '^ *[0-9]+:' | tr -d ' :'
+  for f in "$HERE"/guest/scenario_[0-9]*.py; do [ -e "$f" ] && basename "$f" .py | cut -d_ -f2; done; } | sort -n | tr '\n' ' ' | sed 's/ $//')
 if [ "$ONLY" != all ]; then
   for n in ${ONLY//,/ }; do
     case " $SCENARIOS " in *" $n "*) ;; *) echo "run.sh: --only takes scenario numbers ($SCENARIOS), comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
@@ -55,7 +57,7 @@ finish() {  # finish PASSED FAILED : the last line, and the exit status
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev gcc libc6-dev pkg-config"
+      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config"
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q

@@ -2,7 +2,7 @@
 # PID 1 of the kernel-test guest (started by the initramfs after switch_root).
 # Environment: REPO (repository, read-only), R (results, writable), ONLY (all | N[,N...]), CARBRIDGE (binary).
 # 1. infrastructure: modules, systemd-udevd, uinput, btvirt controllers, RFCOMM car, mxc4005 on i2c-stub;
-# 2. the carbridge scenarios (scenarios.py N, every N of scenarios.py --list), each with its own PASS/FAIL line.
+# 2. the carbridge scenarios (scenarios.py N, every N of scenarios.py --list: its TITLES and guest/scenario_N.py files), each with its own PASS/FAIL line.
 REPO=${REPO:-/mnt/repo}
 R=${R:-/mnt/results}
 ONLY=${ONLY:-all}

@@ -1,0 +1,276 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// systemd's side of `Type=notify` (sd_notify(3)): an AF_UNIX datagram socket whose path (or
+/// abstract name, `@…`) goes to carbridge as `NOTIFY_SOCKET`; every datagram is recorded with its
+/// CLOCK_MONOTONIC arrival time.
+final class NotifySocket: @unchecked Sendable {
+    /// What `NOTIFY_SOCKET` must say to reach this socket.
+    let address: String
+    private let fd: Int32
+    private let directory: URL?
+    private let lock = NSLock()
+    private var received: [(time: Double, text: String)] = []
+    private var running = true
+
+    /// A socket in a fresh temporary directory, or with `abstract` in the abstract namespace.
+    init(abstract: Bool = false) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var pathBytes: [UInt8]
+        if abstract {
+            let name = "carbridge-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            self.address = "@" + name
+            self.directory = nil
+            pathBytes = [0] + Array(name.utf8)
+        } else {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("carbridge-notify-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            self.directory = directory
+            self.address = directory.appendingPathComponent("notify").path
+            pathBytes = Array(self.address.utf8)
+        }
+        let length = pathBytes.count
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in pathBytes.enumerated() { raw[index] = byte }
+        }
+        // An abstract name's length is exactly its bytes (no terminating NUL).
+        let size = socklen_t(MemoryLayout<sa_family_t>.size + length + (abstract ? 0 : 1))
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
+        }
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
+        Thread { [weak self] in self?.read() }.start()
+    }
+
+    deinit {
+        close(fd)
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    func stop() {
+        lock.lock(); running = false; lock.unlock()
+    }
+
+    private func read() {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            lock.lock(); let keepGoing = running; lock.unlock()
+            if !keepGoing { return }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&pfd, 1, 100) <= 0 { continue }
+            let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if n <= 0 { continue }
+            let text = String(decoding: buffer[0..<n], as: UTF8.self)
+            lock.lock(); received.append((monotonicSeconds(), text)); lock.unlock()
+        }
+    }
+
+    /// Every datagram so far, in order.
+    var messages: [(time: Double, text: String)] {
+        lock.lock(); defer { lock.unlock() }
+        return received
+    }
+
+    /// Every `KEY=value` assignment so far (a datagram may hold several, one a line), with its time.
+    var assignments: [(time: Double, text: String)] {
+        messages.flatMap { message in message.text.split(separator: "\n").map { (message.time, String($0)) } }
+    }
+
+    /// The arrival times of `WATCHDOG=1`.
+    var watchdogPings: [Double] { assignments.filter { $0.text == "WATCHDOG=1" }.map(\.time) }
+
+    /// The `STATUS=` texts, in order.
+    var statuses: [(time: Double, text: String)] {
+        assignments.filter { $0.text.hasPrefix("STATUS=") }.map { ($0.time, String($0.text.dropFirst(7))) }
+    }
+
+    @discardableResult
+    func wait(timeout: Double = 10, _ condition: (NotifySocket) -> Bool) -> Bool {
+        let end = monotonicSeconds() + timeout
+        while monotonicSeconds() < end {
+            if condition(self) { return true }
+            usleep(10_000)
+        }
+        return condition(self)
+    }
+}
+
+/// The intervals between consecutive times, in seconds.
+private func gaps(_ times: [Double]) -> [Double] {
+    zip(times, times.dropFirst()).map { $1 - $0 }
+}
+
+/// `Type=notify` against the real binary: READY=1, WATCHDOG=1 from the loop, STATUS=, STOPPING=1.
+final class SystemdNotifyTests: XCTestCase {
+    /// `WATCHDOG_USEC` for these tests: pings every 200 ms.
+    private let watchdogUsec = 400_000
+
+    private func start(
+        _ notify: NotifySocket, car: CarListener, environment: [String: String] = [:], extra: [String] = []
+    ) throws -> (PseudoTerminal, CarbridgeProcess) {
+        let terminal = try PseudoTerminal()
+        var env = ["NOTIFY_SOCKET": notify.address, "WATCHDOG_USEC": "\(watchdogUsec)"]
+        env.merge(environment) { $1 }
+        let process = try CarbridgeProcess(
+            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug", "--no-view"] + extra,
+            terminal: terminal, environment: env)
+        return (terminal, process)
+    }
+
+    func testReadyWatchdogStatusAndStopping() throws {
+        let notify = try NotifySocket()
+        let car = try CarListener()
+        let (terminal, process) = try start(notify, car: car)
+        defer { terminal.closeAll(); car.stop(); notify.stop() }
+
+        XCTAssertTrue(notify.wait { $0.assignments.contains { $0.text == "READY=1" } }, "no READY=1:\n\(process.stderr)")
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, process.stderr)
+        // READY=1 is the first message (nothing before the loop runs).
+        XCTAssertEqual(notify.messages.first?.text.split(separator: "\n").first, "READY=1")
+        XCTAssertTrue(notify.wait { $0.statuses.contains { $0.text == "engine off, speed 0 forward, link up" } },
+                      "\(notify.statuses.map(\.text))")
+
+        terminal.type("e")
+        usleep(150_000)
+        terminal.type("+")
+        usleep(150_000)
+        terminal.type("+")
+        XCTAssertTrue(car.wait(timeout: 3) { $0.driven.contains { $0.text == "M,0,20,1" } }, process.stderr)
+        XCTAssertTrue(notify.wait(timeout: 3) { $0.statuses.last?.text == "engine on, speed 20 forward, link up" },
+                      "\(notify.statuses.map(\.text))")
+        // Streaming at S=20 for 1.5 s: about 30 frames, but the status does not change, so no STATUS.
+        let statusesBefore = notify.statuses.count
+        let streamStart = car.driven.count
+        usleep(1_500_000)
+        XCTAssertGreaterThan(car.driven.count - streamStart, 20, "not streaming")
+        XCTAssertEqual(notify.statuses.count, statusesBefore, "STATUS sent without a change: \(notify.statuses.map(\.text))")
+
+        // Three changes within 100 ms: rate-limited (≥ 0.5 s apart), the newest wins.
+        terminal.type("+g-")
+        XCTAssertTrue(notify.wait(timeout: 3) { $0.statuses.last?.text == "engine on, speed 20 reverse, link up" },
+                      "\(notify.statuses.map(\.text))")
+        usleep(700_000)
+        let statusTimes = notify.statuses.map(\.time)
+        let statusGaps = gaps(statusTimes)
+        print("SystemdNotifyTests: STATUS gaps (s): \(statusGaps.map { String(format: "%.3f", $0) })")
+        XCTAssertTrue(statusGaps.allSatisfy { $0 >= 0.45 }, "STATUS more often than every 0.5 s: \(statusGaps)")
+        XCTAssertLessThanOrEqual(notify.statuses.count - statusesBefore, 2, "\(notify.statuses.map(\.text))")
+
+        let pings = notify.watchdogPings
+        let intervals = gaps(pings)
+        print("SystemdNotifyTests: \(pings.count) WATCHDOG=1, interval median \(String(format: "%.3f", median(intervals))) s, max \(String(format: "%.3f", intervals.max() ?? 0)) s")
+        XCTAssertGreaterThanOrEqual(pings.count, 10, "too few watchdog pings")
+        XCTAssertEqual(median(intervals), 0.2, accuracy: 0.04, "not half of WATCHDOG_USEC")
+        XCTAssertLessThan(intervals.max() ?? 0, 0.4, "a ping came later than WATCHDOG_USEC: systemd would have killed it")
+
+        let terminated = monotonicSeconds()
+        let (status, _) = process.terminate()
+        XCTAssertEqual(status, 0, process.stderr)
+        let stopping = notify.assignments.first { $0.text == "STOPPING=1" }
+        XCTAssertNotNil(stopping, "no STOPPING=1: \(notify.assignments.map(\.text))")
+        if let stopping { XCTAssertGreaterThanOrEqual(stopping.time, terminated) }
+        XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
+    }
+
+    func testAbstractSocketAndAWatchdogForAnotherProcess() throws {
+        let notify = try NotifySocket(abstract: true)
+        let car = try CarListener()
+        // WATCHDOG_PID names another process (PID 1): the watchdog is not this one's (sd_watchdog_enabled).
+        let (terminal, process) = try start(notify, car: car, environment: ["WATCHDOG_PID": "1"])
+        defer { terminal.closeAll(); car.stop(); notify.stop() }
+        XCTAssertTrue(notify.wait { $0.assignments.contains { $0.text == "READY=1" } }, "no READY=1:\n\(process.stderr)")
+        usleep(800_000)
+        XCTAssertEqual(notify.watchdogPings.count, 0, "pinged a watchdog meant for another process")
+        XCTAssertEqual(process.terminate().status, 0, process.stderr)
+        XCTAssertTrue(notify.assignments.contains { $0.text == "STOPPING=1" })
+    }
+
+    func testNoNotificationsWithoutNotifySocket() throws {
+        let notify = try NotifySocket()
+        let (car, terminal, process) = try startDriving(["--no-view"])
+        defer { terminal.closeAll(); car.stop(); notify.stop() }
+        usleep(500_000)
+        XCTAssertEqual(process.terminate().status, 0, process.stderr)
+        XCTAssertTrue(notify.messages.isEmpty)
+        XCTAssertFalse(process.stderr.contains("watchdog"), process.stderr)
+    }
+
+    /// The process is stopped (SIGSTOP, as a hang would): no pings; SIGCONT: they resume.
+    func testStoppedProcessSendsNoPings() throws {
+        let notify = try NotifySocket()
+        let car = try CarListener()
+        let (terminal, process) = try start(notify, car: car)
+        defer { terminal.closeAll(); car.stop(); notify.stop() }
+        XCTAssertTrue(notify.wait { $0.watchdogPings.count >= 3 }, "no pings:\n\(process.stderr)")
+        process.signal(SIGSTOP)
+        usleep(50_000)
+        let stopped = monotonicSeconds()
+        usleep(1_000_000)
+        let continued = monotonicSeconds()
+        let during = notify.watchdogPings.filter { $0 > stopped && $0 < continued }
+        process.signal(SIGCONT)
+        XCTAssertEqual(during, [], "pings while the process was stopped")
+        XCTAssertTrue(notify.wait(timeout: 2) { $0.watchdogPings.filter { $0 > continued }.count >= 3 }, "pings did not resume")
+        XCTAssertEqual(process.terminate().status, 0, process.stderr)
+    }
+
+    /// The event loop hangs (the debug build's `CARBRIDGE_TEST_HANG_AFTER_MS`) while the car moves: the
+    /// pings stop at once although the process and its other threads live on (the log writer still
+    /// writes the hook's warning), which is what makes systemd kill and restart it; the car, which
+    /// kept its last command, is stopped by the restarted process's handshake.
+    func testHungLoopStopsThePingsAndTheRestartStopsTheCar() throws {
+        let notify = try NotifySocket()
+        let car = try CarListener()
+        let (terminal, process) = try start(notify, car: car, environment: ["CARBRIDGE_TEST_HANG_AFTER_MS": "2500"])
+        defer { terminal.closeAll(); car.stop(); notify.stop() }
+        XCTAssertTrue(notify.wait { $0.assignments.contains { $0.text == "READY=1" } }, "no READY=1:\n\(process.stderr)")
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, process.stderr)
+        usleep(200_000)
+        terminal.type("e")
+        usleep(150_000)
+        terminal.type("++")
+        XCTAssertTrue(car.wait(timeout: 2) { $0.driven.contains { $0.text == "M,0,20,1" } }, process.stderr)
+
+        let hung = timeWhenText({ process.stderr }, contains: "the event loop hangs now", timeout: 6)
+        XCTAssertNotNil(hung, "the hook never fired:\n\(process.stderr)")
+        let hangSeen = monotonicSeconds()
+        usleep(1_500_000)
+        let pings = notify.watchdogPings
+        let beforeHang = pings.filter { $0 < hangSeen - 0.3 }
+        XCTAssertGreaterThanOrEqual(beforeHang.count, 8, "too few pings before the hang")
+        let lastPing = pings.last ?? 0
+        let lastFrame = car.driven.last
+        print("SystemdNotifyTests: last ping \(String(format: "%.0f", (hangSeen - lastPing) * 1000)) ms before the hang was seen; none in the 1.5 s after")
+        XCTAssertLessThan(hangSeen - lastPing, 0.3, "pings had stopped before the hang")
+        XCTAssertTrue(pings.filter { $0 > hangSeen + 0.05 }.isEmpty, "pinged while the loop hung: \(pings.suffix(5))")
+        XCTAssertTrue(process.process.isRunning, "the process died by itself")
+        XCTAssertEqual(lastFrame?.text, "M,0,20,1", "the car was not left moving (nothing can stop it while the loop hangs)")
+
+        // systemd's watchdog kills it (SIGABRT; SIGKILL here) and restarts it: the new process's first frame stops the car.
+        process.signal(SIGKILL)
+        _ = process.waitForExit(timeout: 5)
+        let restarted = try CarbridgeProcess(
+            arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--no-keyboard", "--no-view"], terminal: nil)
+        XCTAssertTrue(car.wait { $0.received(onConnection: 2).count >= 1 }, restarted.stderr)
+        XCTAssertEqual(car.received(onConnection: 2).first?.text, "E,0,0,0")
+        XCTAssertEqual(restarted.terminate().status, 0, restarted.stderr)
+    }
+}
+
+/// Waits (bounded) until `text()` contains `fragment`; the monotonic time it was first seen.
+func timeWhenText(_ text: () -> String, contains fragment: String, timeout: Double) -> Double? {
+    let end = monotonicSeconds() + timeout
+    while monotonicSeconds() < end {
+        if text().contains(fragment) { return monotonicSeconds() }
+        usleep(5_000)
+    }
+    return nil
+}
