@@ -91,8 +91,8 @@ public struct DriveMachine {
 
     /// Applies one control at `now` and returns the frames to send at once, in order (none while the
     /// link is down).
-    public mutating func handle(_ control: Control, at now: Instant) -> [Frame] {
-        var frames: [Frame] = []
+    public mutating func handle(_ control: Control, at now: Instant) -> FrameBatch {
+        var frames = FrameBatch()
         switch control {
         case .engine:
             noteActivity(at: now)
@@ -176,12 +176,12 @@ public struct DriveMachine {
         case .shutdown:
             if state.engineOn { turnEngineOff(at: now, into: &frames) }
         }
-        return linkIsUp ? frames : []
+        return linkIsUp ? frames : FrameBatch()
     }
 
     /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; returns the frames.
-    public mutating func tick(at now: Instant) -> [Frame] {
-        var frames: [Frame] = []
+    public mutating func tick(at now: Instant) -> FrameBatch {
+        var frames = FrameBatch()
         let idle = idleDeadline.flatMap { $0 <= now ? $0 : nil }
         if let due = streamDeadline, due <= now, idle.map({ due < $0 }) ?? true {
             let period = periodNanoseconds
@@ -193,7 +193,7 @@ public struct DriveMachine {
         if let idle {
             turnEngineOff(at: idle, into: &frames)
         }
-        return linkIsUp ? frames : []
+        return linkIsUp ? frames : FrameBatch()
     }
 
     // MARK: - Helpers
@@ -211,19 +211,19 @@ public struct DriveMachine {
     }
 
     /// Appends `frame` as sent at `at` and restarts the streaming period.
-    private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout [Frame]) {
+    private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout FrameBatch) {
         frames.append(frame)
         streamDeadline = state.engineOn && state.speed > 0 ? sentAt.advanced(by: .nanoseconds(periodNanoseconds)) : nil
     }
 
     /// S := 0 and the stop frame (motion frame with S=0) is sent.
-    private mutating func stop(at now: Instant, into frames: inout [Frame]) {
+    private mutating func stop(at now: Instant, into frames: inout FrameBatch) {
         state.speed = 0
         send(state.motionFrame, at: now, into: &frames)
     }
 
     /// Engine on → off: `E,0,0,0` once, S := 0, streaming stops.
-    private mutating func turnEngineOff(at now: Instant, into frames: inout [Frame]) {
+    private mutating func turnEngineOff(at now: Instant, into frames: inout FrameBatch) {
         guard state.engineOn else { return }
         state.engineOn = false
         state.speed = 0

@@ -80,12 +80,14 @@ public final class RawEvdevReader {
             }
             guard let count else { return }  // EAGAIN: all read
             if count == 0 { return gone("end of input") }
-            let decoded = buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            for event in decoded {
-                onEvent?(event)
-                if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
-                if !isOpen { return }
+            buffer.withUnsafeBytes { bytes in
+                decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), while: { (event: InputEvent) -> Bool in
+                    onEvent?(event)
+                    if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
+                    return isOpen
+                })
             }
+            if !isOpen { return }
         }
     }
 

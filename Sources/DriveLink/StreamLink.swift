@@ -58,6 +58,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     private let loop: EventLoop
     private var queue: FrameQueue
     private var assembler = LineAssembler()
+    /// What the car sends is read into this (kept: a read allocates nothing of its own).
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
     private var fd: Int32 = -1
     private var watchingWritable = false
     private var connectTimer: EventLoop.TimerID?
@@ -242,12 +244,11 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     }
 
     private func readAvailable(hangup: Bool) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
         let descriptor = fd
         for _ in 0..<16 {
             let result: Int?
             do {
-                result = try buffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
+                result = try readBuffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
             } catch let error as SystemError {
                 deliverPartialLine()
                 lose(connector.lossSentence(error))
@@ -265,13 +266,13 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 lose("the car closed the connection (\(name))")
                 return
             }
-            let lines = assembler.append(buffer[..<count])
+            let lines = assembler.append(readBuffer[..<count])
             let time = loop.now()
             for line in lines {
                 onLine?(CarLine(time: time, text: line))
                 guard fd == descriptor else { return }
             }
-            if count < buffer.count { return }
+            if count < readBuffer.count { return }
         }
     }
 
@@ -324,7 +325,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         guard fd >= 0, !kernelFrameEnds.isEmpty else { return 0 }
         let queued = connector.queuedBytes(fd) ?? 0
         if queued == 0 {
-            kernelFrameEnds.removeAll()
+            kernelFrameEnds.removeAll(keepingCapacity: true)
         } else if connector.queuedBytesArePayload {
             let delivered = bytesWritten - queued
             let gone = kernelFrameEnds.prefix { $0 <= delivered }.count
@@ -405,17 +406,20 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         cancel(&queueTimer)
         queueTimerDeadline = wanted
         guard let wanted else { return }
-        queueTimer = loop.schedule(at: wanted) { [weak self] in
-            guard let self else { return }
-            self.queueTimer = nil
-            self.queueTimerDeadline = nil
-            self.checkQueue()
-        }
+        queueTimer = loop.schedule(at: wanted, queueTimerFired)
+    }
+
+    /// The queue timer's body, made once (scheduling it after a write allocates no closure).
+    private lazy var queueTimerFired: () -> Void = { [weak self] in
+        guard let self else { return }
+        self.queueTimer = nil
+        self.queueTimerDeadline = nil
+        self.checkQueue()
     }
 
     private func resetKernelAccounting() {
         bytesWritten = 0
-        kernelFrameEnds.removeAll()
+        kernelFrameEnds.removeAll(keepingCapacity: true)
         lastQueuedBytes = 0
         lastDrain = loop.now()
         holding = false

@@ -109,7 +109,7 @@ public final class Bridge {
         }
     }
 
-    private func deliver(_ frames: [Frame], at now: Instant) {
+    private func deliver(_ frames: FrameBatch, at now: Instant) {
         for frame in frames {
             if link.state.isUp {
                 link.send(frame)

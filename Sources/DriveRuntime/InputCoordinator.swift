@@ -37,8 +37,12 @@ public final class InputCoordinator {
     /// Follows `mapper.nextDeadline`.
     private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
         guard let self else { return }
-        self.deliver(self.mapper.tick(at: self.loop.now()))
+        var events = self.takeScratch()
+        self.mapper.tick(at: self.loop.now(), into: &events)
+        self.deliver(&events)
     }
+    /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
+    private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
@@ -259,17 +263,36 @@ public final class InputCoordinator {
             armWatchdog()
             restored(.accelerometer)
         }
-        deliver(mapper.handle(frame, role: role))
+        var events = takeScratch()
+        mapper.handle(frame, role: role, into: &events)
+        deliver(&events)
+    }
+
+    /// The reusable event array, empty (taken out of `scratch`, so a control delivered from it that
+    /// leads back here finds none and makes its own).
+    private func takeScratch() -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        swap(&events, &scratch)
+        if events.capacity == 0 { events.reserveCapacity(8) }
+        return events
     }
 
     private func deliver(_ events: [MappedEvent]) {
-        for event in events {
-            switch event {
+        var events = events
+        deliver(&events)
+    }
+
+    /// Delivers `events`, then keeps the emptied array as the scratch for the next frame.
+    private func deliver(_ events: inout [MappedEvent]) {
+        for index in events.indices {
+            switch events[index] {
             case .control(let control): onControl?(control)
             case .calibrate:
                 if let neutral = mapper.tiltNeutralDegrees { onCalibrate?(neutral) }
             }
         }
+        events.removeAll(keepingCapacity: true)
+        if events.capacity > scratch.capacity { swap(&events, &scratch) }
         rearmMapperTimer()
     }
 

@@ -28,12 +28,16 @@ public final class DeadlineTimer {
         cancel()
         guard let deadline else { return }
         self.deadline = deadline
-        timer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            self.deadline = nil
-            self.action()
-        }
+        timer = loop.schedule(at: deadline, fire)
+    }
+
+    /// What the loop runs at the deadline: made once, so re-arming (after every frame, the stream
+    /// period restarts) allocates no closure.
+    private lazy var fire: () -> Void = { [weak self] in
+        guard let self else { return }
+        self.timer = nil
+        self.deadline = nil
+        self.action()
     }
 
     /// Disarms the timer.

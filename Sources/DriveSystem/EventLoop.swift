@@ -58,6 +58,9 @@ public final class EventLoop {
     private var armedDeadline: Instant?
     private var pending: [() -> Void] = []
     private var stopped = false
+    /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
+    private let eventBuffer = UnsafeMutablePointer<epoll_event>.allocate(capacity: eventBufferCount)
+    private static let eventBufferCount = 64
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
     private static let mailboxToken: UInt64 = 3
@@ -99,6 +102,7 @@ public final class EventLoop {
     }
 
     deinit {
+        eventBuffer.deallocate()
         Syscall.close(timerFD)
         Syscall.close(signalFD)
         Syscall.close(epollFD)
@@ -418,8 +422,8 @@ public final class EventLoop {
     /// One `epoll_wait` (at most `timeoutMilliseconds`, -1 forever) and the handling of what it
     /// returned; returns how many events it handled.
     private func poll(timeoutMilliseconds: Int32) throws -> Int {
-        var events = [epoll_event](repeating: epoll_event(), count: 64)
-        let count = epoll_wait(epollFD, &events, Int32(events.count), timeoutMilliseconds)
+        let events = eventBuffer
+        let count = epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
         if count < 0 {
             let code = errno
             if code == EINTR { return 0 }
