@@ -65,13 +65,15 @@ public struct DriveMachine {
     public init(settings: DriveSettings = .init()) {
         self.settings = settings
         self.state = .initial
+        self.periodNanoseconds = max(settings.period.nanoseconds, 1_000_000)
     }
 
     /// The speed Speed+ and setSpeed may reach: the ceiling rounded down to a multiple of 10, at least 0.
     public var speedLimit: Int { max(0, settings.speedCeiling) / 10 * 10 }
 
-    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin).
-    private var periodNanoseconds: Int64 { max(settings.period.nanoseconds, 1_000_000) }
+    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin); worked out
+    /// once (`Duration` → nanoseconds is 128-bit arithmetic, too dear for every frame).
+    private let periodNanoseconds: Int64
 
     /// When the idle timeout fires; nil when it is off or the engine is off.
     public var idleDeadline: Instant? {
@@ -213,7 +215,7 @@ public struct DriveMachine {
     /// Appends `frame` as sent at `at` and restarts the streaming period.
     private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout FrameBatch) {
         frames.append(frame)
-        streamDeadline = state.engineOn && state.speed > 0 ? sentAt.advanced(by: .nanoseconds(periodNanoseconds)) : nil
+        streamDeadline = state.engineOn && state.speed > 0 ? Instant(nanoseconds: sentAt.nanoseconds &+ periodNanoseconds) : nil
     }
 
     /// S := 0 and the stop frame (motion frame with S=0) is sent.

@@ -33,7 +33,7 @@ public final class InputCoordinator {
     private let loop: EventLoop
     private let logger: Logger
     private let picker: DevicePicker
-    private var mapper: ControlMapper
+    @exclusivity(unchecked) private var mapper: ControlMapper
     /// Follows `mapper.nextDeadline`.
     private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
         guard let self else { return }
@@ -42,17 +42,19 @@ public final class InputCoordinator {
         self.deliver(&events)
     }
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
-    private var scratch: [MappedEvent] = []
+    @exclusivity(unchecked) private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
     /// Follows `watchdog.deadline`.
     private lazy var watchdogTimer = DeadlineTimer(loop: loop) { [weak self] in self?.watchdogFired() }
-    private var watchdog: SampleWatchdog
+    @exclusivity(unchecked) private var watchdog: SampleWatchdog
     /// Roles whose device was lost and is not back yet.
     private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
+    /// Sources handed in with `attach`.
+    private var attached: [any InputSource] = []
     private let inputTimeout: Duration
 
     /// Every control the inputs produce.
@@ -115,8 +117,26 @@ public final class InputCoordinator {
         player.start()
     }
 
+    /// Uses `source`, already open, as the device of `role` (e.g. a `RawEvdevReader` on a pipe; the
+    /// benchmarks drive the live path through it): its frames are mapped like those of a device udev
+    /// found, and its loss is lost input. `stop()` stops it.
+    public func attach(_ source: any InputSource, role: DeviceRole, name: String) throws {
+        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        source.onGone = { [weak self] reason in
+            guard let self else { return }
+            self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
+            self.onDeviceChange?("\(role.rawValue) \"\(name)\"", false)
+            self.inputLost(role: role)
+        }
+        attached.append(source)
+        try source.start()
+        onDeviceChange?("\(role.rawValue) \"\(name)\"", true)
+    }
+
     /// Closes every device.
     public func stop() {
+        for source in attached { source.stop() }
+        attached.removeAll()
         watcher?.stop()
         replay?.stop()
         for syspath in Array(active.keys) { close(syspath) }

@@ -8,9 +8,9 @@ import DriveCore
 public final class DeadlineTimer {
     private let loop: EventLoop
     private let action: () -> Void
-    private var timer: EventLoop.TimerID?
+    @exclusivity(unchecked) private var timer: EventLoop.TimerID?
     /// The instant the timer is armed at; nil when it is not armed.
-    public private(set) var deadline: Instant?
+    @exclusivity(unchecked) public private(set) var deadline: Instant?
 
     /// A disarmed timer on `loop` that will run `action` at each deadline it is armed at.
     public init(loop: EventLoop, action: @escaping () -> Void) {
