@@ -3,7 +3,7 @@ import DriveCore
 import DriveConfig
 import DriveInput
 import DriveRuntime
-import Foundation
+import Glibc
 
 /// `carbridge run`: the main job.
 struct RunCommand: CarbridgeCommand {
