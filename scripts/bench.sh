@@ -14,6 +14,8 @@ if ! command -v valgrind >/dev/null; then
     exit 1
 fi
 
+# A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
+rm -f "$scratch/release.yaml" "$scratch/release/description.json"
 swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product bench-counts >&2
 # valgrind's debuginfo reader gives up on the Swift toolchain's DWARF ("Possibly corrupted debuginfo file"):
 # callgrind only needs the code, so it runs a copy without debug info.

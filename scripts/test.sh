@@ -6,16 +6,21 @@
 #                                (Tests/kernel/run.sh --install)
 #   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
 #   scripts/test.sh --no-fuzz    without the fuzz stage (combine: --no-kernel --no-fuzz = swift test only)
+#   scripts/test.sh --no-bench   without the allocation guard (Benchmarks/ release build + `bench-counts
+#                                check`: 0 heap allocations per input event and per stream tick; about
+#                                4 CPU-minutes of build on a cold cache, under a second to run)
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernel=1
 fuzz=1
+bench=1
 for arg in "$@"; do
   case "$arg" in
     --no-kernel) kernel=0 ;;
     --no-fuzz) fuzz=0 ;;
-    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz)" >&2; exit 64 ;;
+    --no-bench) bench=0 ;;
+    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz, --no-bench)" >&2; exit 64 ;;
   esac
 done
 scripts/install-deps.sh
@@ -39,6 +44,31 @@ failed=$failures
 # What failed, kept for the end of the output (CI may show only the last part of it).
 recap=$(grep -E "^Test Case .* failed|: error: |Fatal error|Exited with (unexpected )?signal|error: Exited" "$log" | head -40 || true)
 echo "unit+e2e: $passed passed, $failed failed"
+if [ "$bench" = 1 ]; then
+  # The allocation budget (README, "Performance"): counted by malloc-interposer, identical on every
+  # machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
+  blog=$(mktemp)
+  set +e
+  (
+    # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
+    rm -f .build-bench/release.yaml .build-bench/release/description.json
+    swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
+      CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
+  ) 2>&1 | tee "$blog"
+  brc=${PIPESTATUS[0]}
+  set -e
+  bline=$(grep -E "^bench: [0-9]+ passed, [0-9]+ failed" "$blog" | tail -1)
+  bfail=$(grep -E "^FAIL " "$blog" || true)
+  rm -f "$blog"
+  if [ -n "$bline" ]; then
+    passed=$((passed + $(echo "$bline" | awk '{print $2}')))
+    failed=$((failed + $(echo "$bline" | awk '{print $4}')))
+  else
+    failed=$((failed + 1))
+    bfail="bench: the allocation guard did not run (build failed?)"
+  fi
+  [ "$brc" = 0 ] || rc=1
+fi
 if [ "$fuzz" = 1 ]; then
   flog=$(mktemp)
   set +e
@@ -74,6 +104,10 @@ fi
 if [ -n "$recap" ]; then
   echo "unit+e2e failures (repeated from above):"
   echo "$recap"
+fi
+if [ -n "${bfail:-}" ]; then
+  echo "bench failures (repeated from above):"
+  echo "$bfail"
 fi
 echo "total: $passed passed, $failed failed"
 exit "$rc"

@@ -83,8 +83,10 @@ public struct EvemuRecording: Hashable, Sendable {
         let count = bytes.count
         while true {
             lineNumber += 1
-            var end = start
-            while end < count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            var end = count
+            if start < count, let newline = memchr(bytes.baseAddress! + start, 0x0A, count - start) {
+                end = bytes.baseAddress!.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+            }
             let atEnd = end == count
             var lineEnd = end
             // "\r\n" ends a line like "\n"; then one "\r" left at the end of the line is dropped.
@@ -111,7 +113,7 @@ public struct EvemuRecording: Hashable, Sendable {
         mutating func line(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) throws {
             // The fast path: an ASCII event line once the header has begun (bytes and Characters agree on ASCII).
             if section >= .id, bytes.count >= 2, bytes[0] == UInt8(ascii: "E"), bytes[1] == UInt8(ascii: ":"),
-                !bytes.contains(where: { $0 >= 0x80 })
+                Self.isASCII(bytes)
             {
                 return try eventLine(bytes, number: number)
             }
@@ -119,11 +121,29 @@ public struct EvemuRecording: Hashable, Sendable {
             try self.line(Substring(text), number: number)
         }
 
+        /// True when no byte has its high bit set (eight at a time).
+        static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            let raw = UnsafeRawBufferPointer(bytes)
+            var index = 0
+            var high: UInt64 = 0
+            while index + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                index += 8
+            }
+            while index < raw.count {
+                high |= UInt64(raw[index])
+                index += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+
         /// An ASCII `E:` line: the same checks, results and messages as the `Substring` path.
         mutating func eventLine(_ bytes: UnsafeBufferPointer<UInt8>, number: Int) throws {
             section = .events
             var contentEnd = bytes.count
-            if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { contentEnd = hash }
+            if let hash = memchr(bytes.baseAddress!, 0x23, bytes.count) {
+                contentEnd = bytes.baseAddress!.distance(to: hash.assumingMemoryBound(to: UInt8.self))
+            }
             // Up to four fields (a fifth means a malformed line), split at spaces and tabs.
             var fields: (Range<Int>, Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0, 0..<0)
             var fieldCount = 0
@@ -168,9 +188,7 @@ public struct EvemuRecording: Hashable, Sendable {
             let microsecondsRange = (dot + 1)..<time.upperBound
             guard !secondsRange.isEmpty, !microsecondsRange.isEmpty, microsecondsRange.count <= 6,
                 let seconds = decimalDigits(bytes, secondsRange), let microseconds = decimalDigits(bytes, microsecondsRange),
-                let type = integer(bytes, type, radix: 16, as: UInt16.self),
-                let code = integer(bytes, code, radix: 16, as: UInt16.self),
-                let value = integer(bytes, value, radix: 10, as: Int32.self)
+                let type = hex16(bytes, type), let code = hex16(bytes, code), let value = decimal32(bytes, value)
             else { return nil }
             return InputEvent(seconds: seconds, microseconds: microseconds, type: type, code: code, value: value)
         }
@@ -189,31 +207,42 @@ public struct EvemuRecording: Hashable, Sendable {
             return result
         }
 
-        /// `T(field, radix:)`: plain digits here; a field with a sign goes to the standard library's parser.
-        static func integer<T: FixedWidthInteger>(
-            _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, radix: Int, as: T.Type
-        ) -> T? {
+        /// `UInt16(field, radix: 16)`: plain hex digits here; a field with a sign goes to the standard library.
+        static func hex16(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> UInt16? {
             let first = bytes[range.lowerBound]
             if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
-                return T(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self), radix: radix)
+                return UInt16(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self), radix: 16)
             }
-            var result: T = 0
+            var result: UInt32 = 0
             for index in range {
                 let byte = bytes[index]
-                let digit: UInt8
+                let digit: UInt32
                 switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "z"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"): digit = byte - UInt8(ascii: "A") + 10
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte &- UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte &- UInt8(ascii: "a") &+ 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte &- UInt8(ascii: "A") &+ 10)
                 default: return nil
                 }
-                guard Int(digit) < radix else { return nil }
-                let (times, overflow1) = result.multipliedReportingOverflow(by: T(radix))
-                let (sum, overflow2) = times.addingReportingOverflow(T(digit))
-                if overflow1 || overflow2 { return nil }
-                result = sum
+                result = result &* 16 &+ digit
+                if result > UInt32(UInt16.max) { return nil }
             }
-            return result
+            return UInt16(result)
+        }
+
+        /// `Int32(field)`: plain decimal digits here; a field with a sign goes to the standard library.
+        static func decimal32(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int32? {
+            let first = bytes[range.lowerBound]
+            if first == UInt8(ascii: "+") || first == UInt8(ascii: "-") {
+                return Int32(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+            }
+            var result: Int64 = 0
+            for index in range {
+                let digit = bytes[index] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                result = result &* 10 &+ Int64(digit)
+                if result > Int64(Int32.max) { return nil }
+            }
+            return Int32(result)
         }
 
         /// Any other line (the header, comments, blank lines, non-ASCII text) on `Character`s, as before.

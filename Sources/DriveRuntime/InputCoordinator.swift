@@ -238,7 +238,7 @@ public final class InputCoordinator {
 
     /// `role` is back; when nothing is missing any more, motion may be asked for again.
     private func restored(_ role: DeviceRole) {
-        guard missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
+        guard !missingRoles.isEmpty, missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
         logger.notice("\(role.rawValue) back: driving may resume (the car moves when the driver acts)")
         onControl?(.inputRestored)
     }
