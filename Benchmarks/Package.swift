@@ -16,11 +16,15 @@ let package = Package(
         .package(name: "carbridge", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/ordo-one/malloc-interposer", exact: "1.6.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         .target(
             name: "BenchScenarios",
-            dependencies: [.product(name: "CarbridgeModules", package: "carbridge")]),
+            dependencies: [
+                .product(name: "CarbridgeModules", package: "carbridge"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .executableTarget(
             name: "bench-counts",
             dependencies: [

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The carbridge benchmarks (README, "Performance"): deterministic counts per input event, tick, line, load.
-#   scripts/bench.sh           instructions (callgrind) and heap allocations (malloc-interposer) per unit
+#   scripts/bench.sh           instructions (callgrind) and steady-state heap allocations (malloc-interposer) per unit
 #   scripts/bench.sh --rss     also VmRSS of `carbridge run --link tcp://… --no-keyboard` against car-sim,
 #                              debug and release builds
 # Needs valgrind (apt-get install valgrind). Builds Benchmarks/ (release) in .build-bench.
@@ -14,6 +14,8 @@ if ! command -v valgrind >/dev/null; then
     exit 1
 fi
 
+# A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
+rm -f "$scratch/release.yaml" "$scratch/release/description.json"
 swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product bench-counts >&2
 # valgrind's debuginfo reader gives up on the Swift toolchain's DWARF ("Possibly corrupted debuginfo file"):
 # callgrind only needs the code, so it runs a copy without debug info.
@@ -46,9 +48,10 @@ while IFS=$'\t' read -r name unit units; do
     read -r low high < <(iterations "$name")
     ir_low=$(instructions "$name" "$low")
     ir_high=$(instructions "$name" "$high")
-    mallocs=$("$bin" run "$name" "$high" | sed -n 's/.*mallocs=\([0-9]*\).*/\1/p')
+    # Steady state: the mallocs of operations low+1…high only (bench-counts hooks malloc around each stretch).
+    mallocs=$("$bin" allocs "$name" "$low" "$high" | sed -n 's/.*mallocs=\([0-9]*\).*/\1/p')
     per_ir=$(awk -v a="$ir_low" -v b="$ir_high" -v n=$((high - low)) -v u="$units" 'BEGIN { printf "%.0f", (b - a) / n / u }')
-    per_alloc=$(awk -v m="$mallocs" -v n="$high" -v u="$units" 'BEGIN { printf "%.2f", m / n / u }')
+    per_alloc=$(awk -v m="$mallocs" -v n=$((high - low)) -v u="$units" 'BEGIN { printf "%.2f", m / n / u }')
     printf '| %-22s | %-11s | %14s | %14s |\n' "$name" "$unit" "$per_ir" "$per_alloc"
 done < <("$bin" list)
 

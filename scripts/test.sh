@@ -8,18 +8,23 @@
 #   scripts/test.sh --no-fuzz    without the fuzz stage (combine: --no-kernel --no-fuzz = swift test only)
 #   scripts/test.sh --no-browser without the dashboard's browser stage (Tests/browser/run.sh: headless
 #                                Chromium through Selenium, about a minute; installs its packages)
+#   scripts/test.sh --no-bench   without the allocation guard (Benchmarks/ release build + `bench-counts
+#                                check`: 0 heap allocations per input event and per stream tick; about
+#                                4 CPU-minutes of build on a cold cache, under a second to run)
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kernel=1
 fuzz=1
 browser=1
+bench=1
 for arg in "$@"; do
   case "$arg" in
     --no-kernel) kernel=0 ;;
     --no-fuzz) fuzz=0 ;;
     --no-browser) browser=0 ;;
-    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz, --no-browser)" >&2; exit 64 ;;
+    --no-bench) bench=0 ;;
+    *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz, --no-browser, --no-bench)" >&2; exit 64 ;;
   esac
 done
 scripts/install-deps.sh
@@ -62,6 +67,31 @@ if [ "$browser" = 1 ]; then
   [ "$brc" = 0 ] || rc=1
   if [ -n "$brecap" ]; then recap="$recap"$'\n'"$brecap"; fi
 fi
+if [ "$bench" = 1 ]; then
+  # The allocation budget (README, "Performance"): counted by malloc-interposer, identical on every
+  # machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
+  blog=$(mktemp)
+  set +e
+  (
+    # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
+    rm -f .build-bench/release.yaml .build-bench/release/description.json
+    swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
+      CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
+  ) 2>&1 | tee "$blog"
+  brc=${PIPESTATUS[0]}
+  set -e
+  bline=$(grep -E "^bench: [0-9]+ passed, [0-9]+ failed" "$blog" | tail -1)
+  bfail=$(grep -E "^FAIL " "$blog" || true)
+  rm -f "$blog"
+  if [ -n "$bline" ]; then
+    passed=$((passed + $(echo "$bline" | awk '{print $2}')))
+    failed=$((failed + $(echo "$bline" | awk '{print $4}')))
+  else
+    failed=$((failed + 1))
+    bfail="bench: the allocation guard did not run (build failed?)"
+  fi
+  [ "$brc" = 0 ] || rc=1
+fi
 if [ "$fuzz" = 1 ]; then
   flog=$(mktemp)
   set +e
@@ -97,6 +127,10 @@ fi
 if [ -n "$recap" ]; then
   echo "unit+e2e failures (repeated from above):"
   echo "$recap"
+fi
+if [ -n "${bfail:-}" ]; then
+  echo "bench failures (repeated from above):"
+  echo "$bfail"
 fi
 echo "total: $passed passed, $failed failed"
 exit "$rc"

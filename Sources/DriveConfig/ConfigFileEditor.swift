@@ -1,5 +1,5 @@
 import DriveMapping
-import Foundation
+import Glibc
 
 /// Changes one `key = value` of a TOML config file in place, keeping every other line and
 /// comment as it was (used to save the calibrated tilt neutral).
@@ -7,18 +7,18 @@ public enum ConfigFileEditor {
     /// Sets `[table] key = value` (value already in TOML syntax) in `text`: replaces the key's line,
     /// or adds it right after the table header, or appends the table.
     public static func set(in text: String, table: String, key: String, value: String) -> String {
-        var lines = text.components(separatedBy: "\n")
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         var current = ""
         var headerIndex: Int?
         for index in lines.indices {
-            let trimmed = lines[index].trimmingCharacters(in: .whitespaces)
+            let trimmed = TextFile.trimming(lines[index], TextFile.isWhitespace)
             if trimmed.hasPrefix("[") {
-                current = trimmed.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+                current = TextFile.trimming(trimmed) { $0 == "[" || $0 == "]" || $0 == " " }
                 if current == table && headerIndex == nil { headerIndex = index }
                 continue
             }
             guard current == table, let equals = trimmed.firstIndex(of: "="), !trimmed.hasPrefix("#") else { continue }
-            let name = trimmed[..<equals].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+            let name = TextFile.trimming(TextFile.trimming(trimmed[..<equals], TextFile.isWhitespace)) { $0 == "\"" || $0 == "'" }
             if name == key {
                 let indent = String(lines[index].prefix { $0 == " " || $0 == "\t" })
                 lines[index] = "\(indent)\(key) = \(value)"
@@ -36,9 +36,9 @@ public enum ConfigFileEditor {
 
     /// Sets the key in the file at `path`, writing atomically (a temporary file renamed over it).
     public static func set(file path: String, table: String, key: String, value: String) throws {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let text = try TextFile.read(path)
         let updated = set(in: text, table: table, key: key, value: value)
-        try updated.write(toFile: path, atomically: true, encoding: .utf8)
+        try TextFile.writeAtomically(updated, to: path)
     }
 
     /// A calibrated tilt neutral as it is saved: rounded to 0.1°.
@@ -74,10 +74,10 @@ public enum ConfigFileEditor {
                 message: "the file was not changed: editing it did not set neutral_deg = \(rounded); set it by hand")])
         }
         do {
-            try edited.write(toFile: path, atomically: true, encoding: .utf8)
+            try TextFile.writeAtomically(edited, to: path)
         } catch {
             throw ConfigErrors([ConfigError(
-                file: path, line: nil, key: nil, message: "cannot write the config file (\(reason(error)))")])
+                file: path, line: nil, key: nil, message: "cannot write the config file (\(error.reason))")])
         }
         return rounded
     }
@@ -85,19 +85,9 @@ public enum ConfigFileEditor {
     /// The text of the config file at `path`; an unreadable file is a `ConfigError` naming it.
     static func read(_ path: String) throws(ConfigError) -> String {
         do {
-            return try String(contentsOfFile: path, encoding: .utf8)
+            return try TextFile.read(path)
         } catch {
-            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the config file (\(reason(error)))")
+            throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the config file (\(error.reason))")
         }
-    }
-
-    /// Why a file operation failed, in a few words (`no such file`, `Permission denied`, …).
-    static func reason(_ error: any Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSCocoaErrorDomain && nsError.code == NSFileReadNoSuchFileError { return "no such file" }
-        return nsError.localizedDescription
     }
 }

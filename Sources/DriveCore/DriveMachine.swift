@@ -65,13 +65,15 @@ public struct DriveMachine {
     public init(settings: DriveSettings = .init()) {
         self.settings = settings
         self.state = .initial
+        self.periodNanoseconds = max(settings.period.nanoseconds, 1_000_000)
     }
 
     /// The speed Speed+ and setSpeed may reach: the ceiling rounded down to a multiple of 10, at least 0.
     public var speedLimit: Int { max(0, settings.speedCeiling) / 10 * 10 }
 
-    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin).
-    private var periodNanoseconds: Int64 { max(settings.period.nanoseconds, 1_000_000) }
+    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin); worked out
+    /// once (`Duration` → nanoseconds is 128-bit arithmetic, too dear for every frame).
+    private let periodNanoseconds: Int64
 
     /// When the idle timeout fires; nil when it is off or the engine is off.
     public var idleDeadline: Instant? {
@@ -91,8 +93,8 @@ public struct DriveMachine {
 
     /// Applies one control at `now` and returns the frames to send at once, in order (none while the
     /// link is down).
-    public mutating func handle(_ control: Control, at now: Instant) -> [Frame] {
-        var frames: [Frame] = []
+    public mutating func handle(_ control: Control, at now: Instant) -> FrameBatch {
+        var frames = FrameBatch()
         switch control {
         case .engine:
             noteActivity(at: now)
@@ -176,12 +178,12 @@ public struct DriveMachine {
         case .shutdown:
             if state.engineOn { turnEngineOff(at: now, into: &frames) }
         }
-        return linkIsUp ? frames : []
+        return linkIsUp ? frames : FrameBatch()
     }
 
     /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; returns the frames.
-    public mutating func tick(at now: Instant) -> [Frame] {
-        var frames: [Frame] = []
+    public mutating func tick(at now: Instant) -> FrameBatch {
+        var frames = FrameBatch()
         let idle = idleDeadline.flatMap { $0 <= now ? $0 : nil }
         if let due = streamDeadline, due <= now, idle.map({ due < $0 }) ?? true {
             let period = periodNanoseconds
@@ -193,7 +195,7 @@ public struct DriveMachine {
         if let idle {
             turnEngineOff(at: idle, into: &frames)
         }
-        return linkIsUp ? frames : []
+        return linkIsUp ? frames : FrameBatch()
     }
 
     // MARK: - Helpers
@@ -211,19 +213,19 @@ public struct DriveMachine {
     }
 
     /// Appends `frame` as sent at `at` and restarts the streaming period.
-    private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout [Frame]) {
+    private mutating func send(_ frame: Frame, at sentAt: Instant, into frames: inout FrameBatch) {
         frames.append(frame)
-        streamDeadline = state.engineOn && state.speed > 0 ? sentAt.advanced(by: .nanoseconds(periodNanoseconds)) : nil
+        streamDeadline = state.engineOn && state.speed > 0 ? Instant(nanoseconds: sentAt.nanoseconds &+ periodNanoseconds) : nil
     }
 
     /// S := 0 and the stop frame (motion frame with S=0) is sent.
-    private mutating func stop(at now: Instant, into frames: inout [Frame]) {
+    private mutating func stop(at now: Instant, into frames: inout FrameBatch) {
         state.speed = 0
         send(state.motionFrame, at: now, into: &frames)
     }
 
     /// Engine on → off: `E,0,0,0` once, S := 0, streaming stops.
-    private mutating func turnEngineOff(at now: Instant, into frames: inout [Frame]) {
+    private mutating func turnEngineOff(at now: Instant, into frames: inout FrameBatch) {
         guard state.engineOn else { return }
         state.engineOn = false
         state.speed = 0

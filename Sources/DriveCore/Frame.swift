@@ -15,6 +15,24 @@ public struct Frame: Hashable, Sendable, CustomStringConvertible {
         case f5 = "J"
         case engineOff = "E"
 
+        /// The letter as an ASCII byte (what goes on the wire).
+        public var asciiByte: UInt8 {
+            switch self {
+            case .forward: return UInt8(ascii: "M")
+            case .forwardLeft: return UInt8(ascii: "L")
+            case .forwardRight: return UInt8(ascii: "R")
+            case .back: return UInt8(ascii: "B")
+            case .backLeft: return UInt8(ascii: "X")
+            case .backRight: return UInt8(ascii: "Y")
+            case .f1: return UInt8(ascii: "F")
+            case .f2: return UInt8(ascii: "G")
+            case .f3: return UInt8(ascii: "H")
+            case .f4: return UInt8(ascii: "I")
+            case .f5: return UInt8(ascii: "J")
+            case .engineOff: return UInt8(ascii: "E")
+            }
+        }
+
         /// True for the six motion kinds (`M L R B X Y`).
         public var isMotion: Bool {
             switch self {

@@ -7,50 +7,64 @@
 public struct FrameQueue: Sendable {
     private struct Entry: Sendable {
         let frame: Frame
-        let bytes: [UInt8]
+        /// How many of `bytes` are this frame's (terminator included).
+        let length: Int
     }
 
     /// How frames become bytes.
     public let encoder: FrameEncoder
     private var entries: [Entry] = []
+    /// The bytes of every entry, back to back (the head's already written ones included). Encoded in
+    /// place and reused, so queueing a frame allocates nothing once the buffers have their capacity.
+    private var bytes: [UInt8] = []
     /// Bytes of `entries[0]` already written.
     private var writtenOfHead = 0
 
     /// Creates an empty queue that encodes frames with `encoder`.
-    public init(encoder: FrameEncoder) { self.encoder = encoder }
+    public init(encoder: FrameEncoder) {
+        self.encoder = encoder
+        entries.reserveCapacity(8)
+        bytes.reserveCapacity(256)
+    }
 
     /// Queues `frame`: a motion frame replaces any pending motion frame that has not started.
     public mutating func push(_ frame: Frame) {
         if frame.isMotion {
+            var end = bytes.count
             var index = entries.count - 1
             while index >= 0 {
+                let start = end - entries[index].length
                 let inFlight = index == 0 && writtenOfHead > 0
-                if entries[index].frame.isMotion && !inFlight { entries.remove(at: index) }
+                if entries[index].frame.isMotion && !inFlight {
+                    bytes.removeSubrange(start..<end)
+                    entries.remove(at: index)
+                }
+                end = start
                 index -= 1
             }
         }
-        entries.append(Entry(frame: frame, bytes: encoder.encode(frame)))
+        let length = encoder.encode(frame, into: &bytes)
+        entries.append(Entry(frame: frame, length: length))
     }
 
     /// True while some bytes are waiting to be written.
     public var hasPendingBytes: Bool { !entries.isEmpty }
 
     /// The number of bytes waiting to be written.
-    public var pendingByteCount: Int {
-        entries.reduce(0) { $0 + $1.bytes.count } - writtenOfHead
-    }
+    public var pendingByteCount: Int { bytes.count - writtenOfHead }
 
     /// The next waiting bytes, in order (the in-flight frame's rest first, then whole frames up to
     /// about `maximumChunkBytes`); write some and `consume` what was written.
     public func nextBytes() -> ArraySlice<UInt8> {
         guard let head = entries.first else { return [] }
-        if entries.count == 1 { return head.bytes[writtenOfHead...] }
-        var bytes = Array(head.bytes[writtenOfHead...])
+        var end = head.length
+        var total = head.length - writtenOfHead
         for entry in entries.dropFirst() {
-            if bytes.count + entry.bytes.count > Self.maximumChunkBytes { break }
-            bytes.append(contentsOf: entry.bytes)
+            if total + entry.length > Self.maximumChunkBytes { break }
+            total += entry.length
+            end += entry.length
         }
-        return bytes[...]
+        return bytes[writtenOfHead..<end]
     }
 
     /// The first waiting frame (it may be partly written: see `hasFrameInFlight`).
@@ -59,7 +73,7 @@ public struct FrameQueue: Sendable {
     /// The rest of the first waiting frame's bytes (empty when nothing waits).
     public func headBytes() -> ArraySlice<UInt8> {
         guard let head = entries.first else { return [] }
-        return head.bytes[writtenOfHead...]
+        return bytes[writtenOfHead..<head.length]
     }
 
     /// How many bytes `nextBytes()` gathers at most (beyond the first frame).
@@ -70,11 +84,13 @@ public struct FrameQueue: Sendable {
     public mutating func consume(_ count: Int) -> Int {
         var remaining = max(0, count)
         var completed = 0
-        while remaining > 0, let head = entries.first {
-            let left = head.bytes.count - writtenOfHead
+        var completedBytes = 0
+        while remaining > 0, completed < entries.count {
+            let length = entries[completed].length
+            let left = length - writtenOfHead
             if remaining >= left {
                 remaining -= left
-                entries.removeFirst()
+                completedBytes += length
                 writtenOfHead = 0
                 completed += 1
             } else {
@@ -82,12 +98,17 @@ public struct FrameQueue: Sendable {
                 remaining = 0
             }
         }
+        if completed > 0 {
+            entries.removeSubrange(0..<completed)
+            bytes.removeSubrange(0..<completedBytes)
+        }
         return completed
     }
 
     /// Drops everything (the link was lost; nothing stale may go out after a reconnect).
     public mutating func clear() {
-        entries.removeAll()
+        entries.removeAll(keepingCapacity: true)
+        bytes.removeAll(keepingCapacity: true)
         writtenOfHead = 0
     }
 

@@ -46,6 +46,9 @@ public struct EvdevFrameAssembler {
     private var pendingAxisOrder: [UInt16] = []
     private var pendingKeys: [KeyChange] = []
     private var pendingKeyState: [UInt16: Bool] = [:]
+    /// The frame `flush` fills and returns, reused (its arrays keep their capacity once the caller has
+    /// let go of the previous frame), so a report allocates nothing in steady state.
+    private var output = InputFrame(time: .zero)
 
     /// Creates an assembler for a device with `absInfo` (whose `value`s are the initial axis state)
     /// and `keysDown` initially pressed.
@@ -117,10 +120,10 @@ public struct EvdevFrameAssembler {
 
     /// Drops the events of the report in progress (libevdev: at the start of its sync).
     public mutating func discardPending() {
-        pendingAxes.removeAll()
-        pendingAxisOrder.removeAll()
-        pendingKeys.removeAll()
-        pendingKeyState.removeAll()
+        pendingAxes.removeAll(keepingCapacity: true)
+        pendingAxisOrder.removeAll(keepingCapacity: true)
+        pendingKeys.removeAll(keepingCapacity: true)
+        pendingKeyState.removeAll(keepingCapacity: true)
     }
 
     /// Ends a discard without a state source's help: what a raw fd knows (no keys down, the last axes).
@@ -155,23 +158,26 @@ public struct EvdevFrameAssembler {
     }
 
     private mutating func flush(at time: Instant) -> InputFrame? {
-        var frame = InputFrame(time: time)
+        output.time = time
+        output.axes.removeAll(keepingCapacity: true)
+        output.keys.removeAll(keepingCapacity: true)
+        output.acceleration = nil
         for code in pendingAxisOrder {
             guard let raw = pendingAxes[code] else { continue }
             if axisValues[code] == raw { continue }
             axisValues[code] = raw
-            frame.axes.append(AxisValue(code: code, value: normalise(axis: code, raw: raw), raw: raw))
+            output.axes.append(AxisValue(code: code, value: normalise(axis: code, raw: raw), raw: raw))
         }
         for change in pendingKeys {
             if change.pressed { keysDown.insert(change.code) } else { keysDown.remove(change.code) }
         }
-        frame.keys = pendingKeys
+        output.keys.append(contentsOf: pendingKeys)
         // Every report of an accelerometer is a sample, even one whose values did not change (a sensor
         // lying still sends only MSC_TIMESTAMP): it proves the sensor is alive to the input-loss watchdog.
-        if isAccelerometer { frame.acceleration = currentAcceleration() }
+        if isAccelerometer { output.acceleration = currentAcceleration() }
         discardPending()
-        if frame.axes.isEmpty && frame.keys.isEmpty && !isAccelerometer { return nil }
-        return frame
+        if output.axes.isEmpty && output.keys.isEmpty && !isAccelerometer { return nil }
+        return output
     }
 
     /// A frame with the whole known state: every known axis (in code order) and a press for every key down,

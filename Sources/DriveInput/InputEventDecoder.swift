@@ -17,6 +17,14 @@ public struct InputEventDecoder {
     /// Decodes every complete record in `bytes` (after any buffered partial record).
     public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> [InputEvent] {
         var events: [InputEvent] = []
+        decode(bytes) { events.append($0) }
+        return events
+    }
+
+    /// Calls `body` with every complete record in `bytes` (after any buffered partial record), in order,
+    /// without building an array (the live path). `body` returns false to stop: the rest of `bytes` is
+    /// dropped (its reader was closed).
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, while body: (InputEvent) throws -> Bool) rethrows {
         var offset = 0
         let size = Self.recordSize
         if !partial.isEmpty {
@@ -24,16 +32,25 @@ public struct InputEventDecoder {
             let take = min(needed, bytes.count)
             partial.append(contentsOf: bytes[0..<take])
             offset = take
-            if partial.count < size { return [] }
-            partial.withUnsafeBytes { events.append(Self.event(from: $0, at: 0)) }
+            if partial.count < size { return }
+            let event = partial.withUnsafeBytes { Self.event(from: $0, at: 0) }
             partial.removeAll(keepingCapacity: true)
+            guard try body(event) else { return }
         }
         while bytes.count - offset >= size {
-            events.append(Self.event(from: bytes, at: offset))
+            let event = Self.event(from: bytes, at: offset)
             offset += size
+            guard try body(event) else { return }
         }
         if offset < bytes.count { partial.append(contentsOf: bytes[offset...]) }
-        return events
+    }
+
+    /// Calls `body` with every complete record (see `decode(_:while:)`), never stopping early.
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, _ body: (InputEvent) throws -> Void) rethrows {
+        try decode(bytes, while: { (event: InputEvent) throws -> Bool in
+            try body(event)
+            return true
+        })
     }
 
     /// Decodes every complete record in `bytes`.

@@ -24,3 +24,10 @@ extension EvdevDevice: InputSource {
     /// `close()`.
     public func stop() { close() }
 }
+
+extension RawEvdevReader: InputSource {
+    public var description: String { "raw evdev reader" }
+
+    /// `close()`.
+    public func stop() { close() }
+}

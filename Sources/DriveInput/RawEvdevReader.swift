@@ -14,15 +14,15 @@ public final class RawEvdevReader {
     /// Called once at end of input (the writer closed) or on a read error; the reader is closed by then.
     public var onGone: ((String) -> Void)?
     /// True until `close()` or the end of input.
-    public private(set) var isOpen = true
+    @exclusivity(unchecked) public private(set) var isOpen = true
 
     private let loop: EventLoop
-    private var fd: Int32
+    @exclusivity(unchecked) private var fd: Int32
     private let ownsFD: Bool
-    private var decoder = InputEventDecoder()
-    private var assembler: EvdevFrameAssembler
-    private var buffer = [UInt8](repeating: 0, count: InputEventDecoder.recordSize * 64)
-    private var goneReported = false
+    @exclusivity(unchecked) private var decoder = InputEventDecoder()
+    @exclusivity(unchecked) private var assembler: EvdevFrameAssembler
+    @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: InputEventDecoder.recordSize * 64)
+    @exclusivity(unchecked) private var goneReported = false
 
     /// Reads `fd` (made non-blocking) with `absInfo` for normalisation; closes it on `close()` when `ownsFD`.
     public init(
@@ -80,12 +80,14 @@ public final class RawEvdevReader {
             }
             guard let count else { return }  // EAGAIN: all read
             if count == 0 { return gone("end of input") }
-            let decoded = buffer.withUnsafeBytes { decoder.decode(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-            for event in decoded {
-                onEvent?(event)
-                if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
-                if !isOpen { return }
+            buffer.withUnsafeBytes { bytes in
+                decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), while: { (event: InputEvent) -> Bool in
+                    onEvent?(event)
+                    if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
+                    return isOpen
+                })
             }
+            if !isOpen { return }
         }
     }
 

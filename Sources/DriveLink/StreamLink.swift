@@ -22,13 +22,15 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// A short name for logs.
     public var name: String { connector.name }
     /// The current state; `.down("not started")` before `start()`.
-    public private(set) var state: LinkState = .down(reason: "not started")
+    @exclusivity(unchecked) public private(set) var state: LinkState = .down(reason: "not started")
     /// Called on every state change.
     public var onStateChange: ((LinkState) -> Void)?
     /// Called for every line the car sends.
     public var onLine: ((CarLine) -> Void)?
     /// Connect timeout, motion frames allowed in the kernel, stall timeout.
-    public var options: LinkOptions
+    @exclusivity(unchecked) public var options: LinkOptions {
+        didSet { stallTimeoutNanoseconds = options.stallTimeout.nanoseconds }
+    }
     /// How long a connect may take.
     public var connectTimeout: Duration {
         get { options.connectTimeout }
@@ -37,9 +39,18 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// How often shutdown checks whether the flush is complete.
     public var flushPollInterval: Duration = .milliseconds(10)
     /// How often the kernel's output queue is looked at while a motion frame is held for it.
-    public var heldRecheckInterval: Duration = .milliseconds(10)
+    public var heldRecheckInterval: Duration = .milliseconds(10) {
+        didSet { heldRecheckNanoseconds = heldRecheckInterval.nanoseconds }
+    }
     /// How often the kernel's output queue is looked at while it is not empty (stall detection).
-    public var queueRecheckInterval: Duration = .milliseconds(50)
+    public var queueRecheckInterval: Duration = .milliseconds(50) {
+        didSet { queueRecheckNanoseconds = queueRecheckInterval.nanoseconds }
+    }
+    // The intervals in nanoseconds, worked out when set (`Duration` → nanoseconds is 128-bit arithmetic,
+    // too dear for every frame).
+    private var heldRecheckNanoseconds: Int64 = 10_000_000
+    private var queueRecheckNanoseconds: Int64 = 50_000_000
+    private var stallTimeoutNanoseconds: Int64 = 0
     /// The reconnect delays.
     public private(set) var backoff = Backoff()
     /// The delay of the most recently scheduled reconnect.
@@ -56,33 +67,35 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public var framesInKernel: Int { kernelFrameEnds.count }
 
     private let loop: EventLoop
-    private var queue: FrameQueue
-    private var assembler = LineAssembler()
-    private var fd: Int32 = -1
-    private var watchingWritable = false
+    @exclusivity(unchecked) private var queue: FrameQueue
+    @exclusivity(unchecked) private var assembler = LineAssembler()
+    /// What the car sends is read into this (kept: a read allocates nothing of its own).
+    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    @exclusivity(unchecked) private var fd: Int32 = -1
+    @exclusivity(unchecked) private var watchingWritable = false
     private var connectTimer: EventLoop.TimerID?
     /// Counts connect attempts, so a late answer from an attempt given up is ignored.
     private var connectGeneration = 0
     private var reconnectTimer: EventLoop.TimerID?
-    private var queueTimer: EventLoop.TimerID?
-    private var queueTimerDeadline: Instant?
+    @exclusivity(unchecked) private var queueTimer: EventLoop.TimerID?
+    @exclusivity(unchecked) private var queueTimerDeadline: Instant?
     private var flushTimer: EventLoop.TimerID?
     private var started = false
-    private var shuttingDown = false
+    @exclusivity(unchecked) private var shuttingDown = false
     private var shutdownDeadline = Instant.zero
     private var shutdownCallbacks: [(FlushResult) -> Void] = []
-    private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
+    @exclusivity(unchecked) private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
     /// Bytes handed to the kernel on this connection.
-    private var bytesWritten = 0
+    @exclusivity(unchecked) private var bytesWritten = 0
     /// `bytesWritten` at the end of each frame the kernel may still hold, oldest first.
-    private var kernelFrameEnds: [Int] = []
+    @exclusivity(unchecked) private var kernelFrameEnds: [Int] = []
     /// The kernel queue at the last look, and when it last shrank or was empty.
-    private var lastQueuedBytes = 0
-    private var lastDrain = Instant.zero
+    @exclusivity(unchecked) private var lastQueuedBytes = 0
+    @exclusivity(unchecked) private var lastDrain = Instant.zero
     /// True while a motion frame waits because `maxInFlight` frames are in the kernel.
-    private var holding = false
+    @exclusivity(unchecked) private var holding = false
     /// True after a write would have blocked, until bytes go out again.
-    private var writeBlocked = false
+    @exclusivity(unchecked) private var writeBlocked = false
 
     /// Creates a link; nothing happens until `start()`.
     public init(
@@ -93,6 +106,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         self.loop = loop
         self.queue = FrameQueue(encoder: encoder)
         self.options = options
+        self.stallTimeoutNanoseconds = options.stallTimeout.nanoseconds
     }
 
     deinit {
@@ -242,12 +256,11 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     }
 
     private func readAvailable(hangup: Bool) {
-        var buffer = [UInt8](repeating: 0, count: 4096)
         let descriptor = fd
         for _ in 0..<16 {
             let result: Int?
             do {
-                result = try buffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
+                result = try readBuffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
             } catch let error as SystemError {
                 deliverPartialLine()
                 lose(connector.lossSentence(error))
@@ -265,13 +278,13 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 lose("the car closed the connection (\(name))")
                 return
             }
-            let lines = assembler.append(buffer[..<count])
+            let lines = assembler.append(readBuffer[..<count])
             let time = loop.now()
             for line in lines {
                 onLine?(CarLine(time: time, text: line))
                 guard fd == descriptor else { return }
             }
-            if count < buffer.count { return }
+            if count < readBuffer.count { return }
         }
     }
 
@@ -324,7 +337,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         guard fd >= 0, !kernelFrameEnds.isEmpty else { return 0 }
         let queued = connector.queuedBytes(fd) ?? 0
         if queued == 0 {
-            kernelFrameEnds.removeAll()
+            kernelFrameEnds.removeAll(keepingCapacity: true)
         } else if connector.queuedBytesArePayload {
             let delivered = bytesWritten - queued
             let gone = kernelFrameEnds.prefix { $0 <= delivered }.count
@@ -358,6 +371,9 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// shrank since the last look is progress, which restarts the stall clock.
     private func observeQueue(at now: Instant) {
         let queued = connector.queuedBytes(fd) ?? 0
+        // An empty kernel queue holds no frame (also keeps `kernelFrameEnds` short when only `E`/F frames,
+        // which never ask `countFramesInKernel`, go out between two queue checks).
+        if queued == 0 { kernelFrameEnds.removeAll(keepingCapacity: true) }
         if queued < lastQueuedBytes || (queued == 0 && !queue.hasPendingBytes) { lastDrain = now }
         lastQueuedBytes = queued
     }
@@ -392,11 +408,11 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         let now = loop.now()
         let wanted: Instant?
         if holding || (queue.hasPendingBytes && !writeBlocked) {
-            wanted = now.advanced(by: heldRecheckInterval)
+            wanted = Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)
         } else if queue.hasPendingBytes || lastQueuedBytes > 0 || !flushWaiters.isEmpty {
-            let stallAt = lastDrain.advanced(by: options.stallTimeout)
-            var next = min(now.advanced(by: queueRecheckInterval), max(stallAt, now))
-            if !flushWaiters.isEmpty { next = min(next, now.advanced(by: heldRecheckInterval)) }
+            let stallAt = Instant(nanoseconds: lastDrain.nanoseconds &+ stallTimeoutNanoseconds)
+            var next = min(Instant(nanoseconds: now.nanoseconds &+ queueRecheckNanoseconds), max(stallAt, now))
+            if !flushWaiters.isEmpty { next = min(next, Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)) }
             wanted = next
         } else {
             wanted = nil
@@ -405,17 +421,20 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         cancel(&queueTimer)
         queueTimerDeadline = wanted
         guard let wanted else { return }
-        queueTimer = loop.schedule(at: wanted) { [weak self] in
-            guard let self else { return }
-            self.queueTimer = nil
-            self.queueTimerDeadline = nil
-            self.checkQueue()
-        }
+        queueTimer = loop.schedule(at: wanted, queueTimerFired)
+    }
+
+    /// The queue timer's body, made once (scheduling it after a write allocates no closure).
+    private lazy var queueTimerFired: () -> Void = { [weak self] in
+        guard let self else { return }
+        self.queueTimer = nil
+        self.queueTimerDeadline = nil
+        self.checkQueue()
     }
 
     private func resetKernelAccounting() {
         bytesWritten = 0
-        kernelFrameEnds.removeAll()
+        kernelFrameEnds.removeAll(keepingCapacity: true)
         lastQueuedBytes = 0
         lastDrain = loop.now()
         holding = false

@@ -78,71 +78,93 @@ public struct ButtonGestures {
 
     /// The earliest instant `tick` has work; nil when no long press or repeat is pending.
     public var nextDeadline: Instant? {
-        holds.values.flatMap { [$0.longDeadline, $0.nextRepeat].compactMap { $0 } }.min()
+        var earliest: Instant?
+        for hold in holds.values {
+            if let deadline = hold.longDeadline, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+            if let deadline = hold.nextRepeat, earliest.map({ deadline < $0 }) ?? true { earliest = deadline }
+        }
+        return earliest
     }
 
-    /// A bound button went down at `now`.
+    /// A bound button went down at `now`; returns the events.
     public mutating func press(_ input: ButtonInput, role: DeviceRole, at now: Instant) -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        press(input, role: role, at: now, into: &events)
+        return events
+    }
+
+    /// A bound button went down at `now`; appends the events to `events` (no allocation of its own).
+    public mutating func press(_ input: ButtonInput, role: DeviceRole, at now: Instant, into events: inout [MappedEvent]) {
         let key = HoldKey(role: role, input: input)
-        guard holds[key] == nil else { return [] }
+        guard holds[key] == nil else { return }
         let shortAction = map.shortPress[input]
         let longAction = map.longPress[input]
-        guard shortAction != nil || longAction != nil else { return [] }
+        guard shortAction != nil || longAction != nil else { return }
         sequence += 1
         var hold = Hold(sequence: sequence)
-        var events: [MappedEvent] = []
         if longAction != nil {
             hold.longDeadline = now.advanced(by: settings.longPressDuration)
         } else if let shortAction {
             hold.pressAction = shortAction
-            events += fire(shortAction, hold: &hold)
+            fire(shortAction, hold: &hold, into: &events)
             if settings.repeatEnabled, shortAction.repeats {
                 hold.nextRepeat = now.advanced(by: settings.repeatDelay)
             }
         }
         holds[key] = hold
+    }
+
+    /// A button went up at `now`; returns the events.
+    public mutating func release(_ input: ButtonInput, role: DeviceRole, at now: Instant) -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        release(input, role: role, at: now, into: &events)
         return events
     }
 
-    /// A button went up at `now`.
-    public mutating func release(_ input: ButtonInput, role: DeviceRole, at now: Instant) -> [MappedEvent] {
-        guard var hold = holds.removeValue(forKey: HoldKey(role: role, input: input)) else { return [] }
-        var events: [MappedEvent] = []
+    /// A button went up at `now`; appends the events to `events`.
+    public mutating func release(_ input: ButtonInput, role: DeviceRole, at now: Instant, into events: inout [MappedEvent]) {
+        guard var hold = holds.removeValue(forKey: HoldKey(role: role, input: input)) else { return }
         if let deadline = hold.longDeadline {
             if now >= deadline, let longAction = map.longPress[input] {
-                events += fire(longAction, hold: &hold)
+                fire(longAction, hold: &hold, into: &events)
             } else if now < deadline, let shortAction = map.shortPress[input] {
-                events += fire(shortAction, hold: &hold)
+                fire(shortAction, hold: &hold, into: &events)
             }
         }
         if hold.deadmanSent { events.append(.control(.deadman(held: false))) }
+    }
+
+    /// Fires due long presses and repeats, in deadline order; returns the events.
+    public mutating func tick(at now: Instant) -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        tick(at: now, into: &events)
         return events
     }
 
-    /// Fires due long presses and repeats, in deadline order.
-    public mutating func tick(at now: Instant) -> [MappedEvent] {
+    /// Fires due long presses and repeats, in deadline order; appends the events to `events`.
+    public mutating func tick(at now: Instant, into events: inout [MappedEvent]) {
         var due: [(at: Instant, sequence: Int, key: HoldKey)] = []
         for (key, hold) in holds {
-            let deadlines = [hold.longDeadline, hold.nextRepeat].compactMap { $0 }.filter { $0 <= now }
-            if let first = deadlines.min() { due.append((first, hold.sequence, key)) }
+            var first: Instant?
+            if let deadline = hold.longDeadline, deadline <= now { first = deadline }
+            if let deadline = hold.nextRepeat, deadline <= now, first.map({ deadline < $0 }) ?? true { first = deadline }
+            if let first { due.append((first, hold.sequence, key)) }
         }
         due.sort { ($0.at, $0.sequence) < ($1.at, $1.sequence) }
-        var events: [MappedEvent] = []
         for item in due {
             guard var hold = holds[item.key] else { continue }
             if let deadline = hold.longDeadline, deadline <= now, let longAction = map.longPress[item.key.input] {
                 hold.longDeadline = nil
-                events += fire(longAction, hold: &hold)
+                fire(longAction, hold: &hold, into: &events)
             }
             if let repeatAt = hold.nextRepeat, repeatAt <= now, let action = hold.pressAction {
-                events += fire(action, hold: &hold)
+                fire(action, hold: &hold, into: &events)
                 let interval = max(settings.repeatInterval.nanoseconds, 1_000_000)
                 let missed = (now.nanoseconds &- repeatAt.nanoseconds) / interval
                 hold.nextRepeat = Instant(nanoseconds: repeatAt.nanoseconds &+ (missed &+ 1) &* interval)
             }
             holds[item.key] = hold
         }
-        return events
     }
 
     /// Forgets every button held on `role` (all roles when nil), e.g. when the device went away.
@@ -157,17 +179,17 @@ public struct ButtonGestures {
         return events
     }
 
-    /// The events one activation of `action` produces.
-    private func fire(_ action: ButtonAction, hold: inout Hold) -> [MappedEvent] {
+    /// Appends the events one activation of `action` produces.
+    private func fire(_ action: ButtonAction, hold: inout Hold, into events: inout [MappedEvent]) {
         switch action {
         case .deadman:
-            guard !hold.deadmanSent else { return [] }
+            guard !hold.deadmanSent else { return }
             hold.deadmanSent = true
-            return [.control(.deadman(held: true))]
+            events.append(.control(.deadman(held: true)))
         case .calibrate:
-            return [.calibrate]
+            events.append(.calibrate)
         default:
-            return action.control.map { [.control($0)] } ?? []
+            if let control = action.control { events.append(.control(control)) }
         }
     }
 }

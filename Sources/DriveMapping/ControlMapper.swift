@@ -86,18 +86,29 @@ public struct ControlMapper {
 
     /// Maps one frame from a device with `role`; the frame's time is "now".
     public mutating func handle(_ frame: InputFrame, role: DeviceRole) -> [MappedEvent] {
-        let now = frame.time
         var events: [MappedEvent] = []
+        handle(frame, role: role, into: &events)
+        return events
+    }
+
+    /// Maps one frame from a device with `role`, appending the events to `events`: the hot path, which
+    /// allocates nothing when `events` has room (the runtime reuses one array).
+    public mutating func handle(_ frame: InputFrame, role: DeviceRole, into events: inout [MappedEvent]) {
+        let now = frame.time
         for key in frame.keys {
             let input = ButtonInput.key(key.code)
-            let produced = key.pressed
-                ? gestures.press(input, role: role, at: now) : gestures.release(input, role: role, at: now)
-            events += handleCalibration(produced, at: now)
+            let start = events.count
+            if key.pressed {
+                gestures.press(input, role: role, at: now, into: &events)
+            } else {
+                gestures.release(input, role: role, at: now, into: &events)
+            }
+            handleCalibration(&events, from: start, at: now)
         }
         var stickMoved = false
         for axis in frame.axes {
-            if watchedAxisCodes.contains(axis.code) {
-                events += handleAxisDirections(code: axis.code, value: axis.value, role: role, at: now)
+            if !watchedAxisCodes.isEmpty, watchedAxisCodes.contains(axis.code) {
+                handleAxisDirections(code: axis.code, value: axis.value, role: role, at: now, into: &events)
             }
             guard role == .gamepad else { continue }
             if let stick, axis.code == stick.settings.xAxisCode { stickX = axis.value; stickMoved = true }
@@ -111,18 +122,26 @@ public struct ControlMapper {
             }
         }
         if stickMoved, let stick {
-            events += steer(stick.angleDegrees(x: stickX, y: stickY))
+            steer(stick.angleDegrees(x: stickX, y: stickY), into: &events)
         }
         if role == .accelerometer, let gravity = frame.acceleration, tilt != nil {
             lastGravity = gravity
-            if let theta = tilt?.update(gravity: gravity, at: now) { events += steer(theta) }
+            if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
-        return events
     }
 
     /// Fires due long presses and repeats.
     public mutating func tick(at now: Instant) -> [MappedEvent] {
-        handleCalibration(gestures.tick(at: now), at: now)
+        var events: [MappedEvent] = []
+        tick(at: now, into: &events)
+        return events
+    }
+
+    /// Fires due long presses and repeats, appending the events to `events`.
+    public mutating func tick(at now: Instant, into events: inout [MappedEvent]) {
+        let start = events.count
+        gestures.tick(at: now, into: &events)
+        handleCalibration(&events, from: start, at: now)
     }
 
     /// The device with `role` went away: forget its held buttons (a held dead-man is released),
@@ -142,46 +161,52 @@ public struct ControlMapper {
     }
 
     /// Emits `.steer(θ)` if θ moved enough since the last one.
-    private mutating func steer(_ theta: Double) -> [MappedEvent] {
-        guard theta.isFinite else { return [] }
+    private mutating func steer(_ theta: Double, into events: inout [MappedEvent]) {
+        guard theta.isFinite else { return }
         if let last = lastSteerDegrees {
             let isEndpoint = theta == 0 || abs(theta) == 90
             let movedEnough = abs(theta - last) >= steerResolutionDegrees
-            guard theta != last, movedEnough || isEndpoint else { return [] }
+            guard theta != last, movedEnough || isEndpoint else { return }
         }
         lastSteerDegrees = theta
-        return [.control(.steer(theta))]
+        events.append(.control(.steer(theta)))
     }
 
     /// Turns an axis value into presses/releases of its two bound directions.
-    private mutating func handleAxisDirections(code: UInt16, value: Double, role: DeviceRole, at now: Instant) -> [MappedEvent] {
-        var events: [MappedEvent] = []
+    private mutating func handleAxisDirections(
+        code: UInt16, value: Double, role: DeviceRole, at now: Instant, into events: inout [MappedEvent]
+    ) {
+        let start = events.count
         // Releases first, so a hat flipping from − to + releases − before pressing +.
-        for positive in [false, true] {
+        var positive = false
+        for _ in 0..<2 {
             let input = ButtonInput.axisDirection(code: code, positive: positive)
             if gestures.isHeld(input, role: role), !ButtonInput.isPressed(positive: positive, value: value) {
-                events += gestures.release(input, role: role, at: now)
+                gestures.release(input, role: role, at: now, into: &events)
             }
+            positive = true
         }
-        for positive in [false, true] {
+        positive = false
+        for _ in 0..<2 {
             let input = ButtonInput.axisDirection(code: code, positive: positive)
             if !gestures.isHeld(input, role: role), ButtonInput.isPressed(positive: positive, value: value) {
-                events += gestures.press(input, role: role, at: now)
+                gestures.press(input, role: role, at: now, into: &events)
             }
+            positive = true
         }
-        return handleCalibration(events, at: now)
+        handleCalibration(&events, from: start, at: now)
     }
 
-    /// Applies `.calibrate` events to the tilt mapper (and follows each with the new θ).
-    private mutating func handleCalibration(_ events: [MappedEvent], at now: Instant) -> [MappedEvent] {
-        guard events.contains(.calibrate) else { return events }
-        var result: [MappedEvent] = []
-        for event in events {
-            result.append(event)
+    /// Applies `.calibrate` events among `events[start...]` to the tilt mapper (and follows each with the new θ).
+    private mutating func handleCalibration(_ events: inout [MappedEvent], from start: Int, at now: Instant) {
+        guard events[start...].contains(.calibrate) else { return }
+        let produced = Array(events[start...])
+        events.removeSubrange(start...)
+        for event in produced {
+            events.append(event)
             guard event == .calibrate, let gravity = lastGravity, tilt != nil else { continue }
             tilt?.calibrate(from: gravity)
-            if let theta = tilt?.update(gravity: gravity, at: now) { result += steer(theta) }
+            if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
-        return result
     }
 }

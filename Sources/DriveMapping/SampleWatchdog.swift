@@ -16,7 +16,13 @@ public struct SampleWatchdog: Sendable {
     public private(set) var isSilent = false
 
     /// Creates a watchdog for `timeout`.
-    public init(timeout: Duration) { self.timeout = timeout }
+    public init(timeout: Duration) {
+        self.timeout = timeout
+        timeoutNanoseconds = timeout.nanoseconds
+    }
+
+    /// `timeout` in nanoseconds, worked out once (`Duration` arithmetic is 128-bit; this runs per sample).
+    private let timeoutNanoseconds: Int64
 
     /// A sensor was opened at `now`: it has `timeout` to deliver its first sample.
     public mutating func opened(at now: Instant) {
@@ -29,7 +35,7 @@ public struct SampleWatchdog: Sendable {
     public mutating func sample(at now: Instant) -> Bool {
         let wasSilent = isSilent
         isSilent = false
-        deadline = now.advanced(by: timeout)
+        deadline = Instant(nanoseconds: now.nanoseconds &+ timeoutNanoseconds)
         return wasSilent
     }
 

@@ -15,17 +15,17 @@ public final class Bridge {
     public let loop: EventLoop
     /// The link to the car.
     public let link: CarLink
-    private var machine: DriveMachine
+    @exclusivity(unchecked) private var machine: DriveMachine
     private let logger: Logger
     /// Follows the machine's `nextDeadline`.
     private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
-    private var shuttingDown = false
+    @exclusivity(unchecked) private var shuttingDown = false
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
     private var turn: SessionLimit?
     private lazy var turnTimer = DeadlineTimer(loop: loop) { [weak self] in self?.turnTimeUp() }
 
     /// How many frames were handed to the link.
-    public private(set) var framesSent = 0
+    @exclusivity(unchecked) public private(set) var framesSent = 0
     /// Told about everything that happens here (the run's view model); the bridge does not keep it alive.
     public weak var observer: (any BridgeObserver)?
     /// Log every car line and notice (off while the observer shows them itself: the run view, whose
@@ -116,7 +116,7 @@ public final class Bridge {
         }
     }
 
-    private func deliver(_ frames: [Frame], at now: Instant) {
+    private func deliver(_ frames: FrameBatch, at now: Instant) {
         for frame in frames {
             if link.state.isUp {
                 link.send(frame)

@@ -3,7 +3,7 @@ import DriveCore
 import DriveInput
 import DriveMapping
 import DriveSystem
-import Foundation
+import Glibc
 
 /// `carbridge calibrate`'s job: open the accelerometer the config picks (or `device`), sample it on
 /// `loop` for a window, average the gravity vector, compute the neutral exactly as tilt steering maps
@@ -90,7 +90,7 @@ public final class CalibrationSession {
             output("calibrate: warning: the roll varied by \(Int(spread.rounded()))° while sampling; hold the device still and run it again")
         }
         let magnitude = (average.x * average.x + average.y * average.y + average.z * average.z).squareRoot()
-        output("calibrate: \(samples.count) samples, gravity \(String(format: "%.2f", magnitude)) m/s², roll \(measurement.rounded)°")
+        output("calibrate: \(samples.count) samples, gravity \(CFormat.double("%.2f", magnitude)) m/s², roll \(measurement.rounded)°")
         return measurement
     }
 
@@ -120,7 +120,7 @@ public final class CalibrationSession {
                     InputDeviceDescriptor(deviceClass: .accelerometer, name: device, syspath: device, devnode: device),
                     rateHertz: config.steering.sampleRateHertz, loop: loop)
             }
-            if FileManager.default.fileExists(atPath: device + "/in_accel_x_raw") {
+            if access(device + "/in_accel_x_raw", F_OK) == 0 {
                 return try AccelerometerSampler(
                     InputDeviceDescriptor(
                         deviceClass: .iioAccelerometer, name: device, subsystem: "iio", syspath: device,

@@ -1,5 +1,5 @@
 import DriveSystem
-import Foundation
+import Glibc
 import Logging
 
 /// Where log lines go: stderr by default, or a closure (the run view) while one is set.
@@ -14,7 +14,7 @@ import Logging
 /// one line says how many once it moves again. What is still queued at a normal exit is written
 /// within a short bound (`BoundedWriter.drainAll`, run by `atexit`).
 public final class LogSink: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = ConditionLock()
     private var divert: ((String) -> Void)?
     private let writer: BoundedWriter
     /// True when the fd is the journal's stream: lines get a priority prefix and no time.

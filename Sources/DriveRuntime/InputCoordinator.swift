@@ -33,22 +33,28 @@ public final class InputCoordinator {
     private let loop: EventLoop
     private let logger: Logger
     private let picker: DevicePicker
-    private var mapper: ControlMapper
+    @exclusivity(unchecked) private var mapper: ControlMapper
     /// Follows `mapper.nextDeadline`.
     private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
         guard let self else { return }
-        self.deliver(self.mapper.tick(at: self.loop.now()))
+        var events = self.takeScratch()
+        self.mapper.tick(at: self.loop.now(), into: &events)
+        self.deliver(&events)
     }
+    /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
+    @exclusivity(unchecked) private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
     /// Follows `watchdog.deadline`.
     private lazy var watchdogTimer = DeadlineTimer(loop: loop) { [weak self] in self?.watchdogFired() }
-    private var watchdog: SampleWatchdog
+    @exclusivity(unchecked) private var watchdog: SampleWatchdog
     /// Roles whose device was lost and is not back yet.
     private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
+    /// Sources handed in with `attach`.
+    private var attached: [any InputSource] = []
     private let inputTimeout: Duration
 
     /// Every control the inputs produce.
@@ -111,8 +117,26 @@ public final class InputCoordinator {
         player.start()
     }
 
+    /// Uses `source`, already open, as the device of `role` (e.g. a `RawEvdevReader` on a pipe; the
+    /// benchmarks drive the live path through it): its frames are mapped like those of a device udev
+    /// found, and its loss is lost input. `stop()` stops it.
+    public func attach(_ source: any InputSource, role: DeviceRole, name: String) throws {
+        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        source.onGone = { [weak self] reason in
+            guard let self else { return }
+            self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
+            self.onDeviceChange?("\(role.rawValue) \"\(name)\"", false)
+            self.inputLost(role: role)
+        }
+        attached.append(source)
+        try source.start()
+        onDeviceChange?("\(role.rawValue) \"\(name)\"", true)
+    }
+
     /// Closes every device.
     public func stop() {
+        for source in attached { source.stop() }
+        attached.removeAll()
         watcher?.stop()
         replay?.stop()
         for syspath in Array(active.keys) { close(syspath) }
@@ -214,7 +238,7 @@ public final class InputCoordinator {
 
     /// `role` is back; when nothing is missing any more, motion may be asked for again.
     private func restored(_ role: DeviceRole) {
-        guard missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
+        guard !missingRoles.isEmpty, missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
         logger.notice("\(role.rawValue) back: driving may resume (the car moves when the driver acts)")
         onControl?(.inputRestored)
     }
@@ -259,17 +283,36 @@ public final class InputCoordinator {
             armWatchdog()
             restored(.accelerometer)
         }
-        deliver(mapper.handle(frame, role: role))
+        var events = takeScratch()
+        mapper.handle(frame, role: role, into: &events)
+        deliver(&events)
+    }
+
+    /// The reusable event array, empty (taken out of `scratch`, so a control delivered from it that
+    /// leads back here finds none and makes its own).
+    private func takeScratch() -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        swap(&events, &scratch)
+        if events.capacity == 0 { events.reserveCapacity(8) }
+        return events
     }
 
     private func deliver(_ events: [MappedEvent]) {
-        for event in events {
-            switch event {
+        var events = events
+        deliver(&events)
+    }
+
+    /// Delivers `events`, then keeps the emptied array as the scratch for the next frame.
+    private func deliver(_ events: inout [MappedEvent]) {
+        for index in events.indices {
+            switch events[index] {
             case .control(let control): onControl?(control)
             case .calibrate:
                 if let neutral = mapper.tiltNeutralDegrees { onCalibrate?(neutral) }
             }
         }
+        events.removeAll(keepingCapacity: true)
+        if events.capacity > scratch.capacity { swap(&events, &scratch) }
         rearmMapperTimer()
     }
 

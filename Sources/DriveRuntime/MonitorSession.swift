@@ -4,7 +4,7 @@ import DriveInput
 import DriveMapping
 import DriveSystem
 import DriveTerminal
-import Foundation
+import Glibc
 import Logging
 
 /// `carbridge monitor`'s job: the input devices the config picks (or a replay), mapped exactly as
@@ -186,7 +186,7 @@ private final class MonitorPrinter {
             lastSamplePrinted = line.time
         }
         let seconds = Double(line.time.duration(since: start).nanoseconds) / 1e9
-        var text = String(format: "%8.3f  ", seconds)
+        var text = CFormat.double("%8.3f  ", seconds)
             + formatter.line(source: line.source, raw: line.raw, controls: line.controls)
         if !line.frames.isEmpty { text += "  ⇒ " + line.frames.joined(separator: " ") }
         output(text)

@@ -10,7 +10,7 @@ import DriveTerminal
 /// value, `snapshot`. Everything happens on the bridge's event loop.
 public final class RunViewModel: BridgeObserver {
     /// Everything shown, as a value.
-    public private(set) var snapshot: RunSnapshot
+    @exclusivity(unchecked) public private(set) var snapshot: RunSnapshot
     /// How many car lines and notices are kept (the oldest go first).
     public var historyLimit = 50 {
         didSet { trim() }

@@ -8,9 +8,9 @@ import DriveCore
 public final class DeadlineTimer {
     private let loop: EventLoop
     private let action: () -> Void
-    private var timer: EventLoop.TimerID?
+    @exclusivity(unchecked) private var timer: EventLoop.TimerID?
     /// The instant the timer is armed at; nil when it is not armed.
-    public private(set) var deadline: Instant?
+    @exclusivity(unchecked) public private(set) var deadline: Instant?
 
     /// A disarmed timer on `loop` that will run `action` at each deadline it is armed at.
     public init(loop: EventLoop, action: @escaping () -> Void) {
@@ -28,12 +28,16 @@ public final class DeadlineTimer {
         cancel()
         guard let deadline else { return }
         self.deadline = deadline
-        timer = loop.schedule(at: deadline) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            self.deadline = nil
-            self.action()
-        }
+        timer = loop.schedule(at: deadline, fire)
+    }
+
+    /// What the loop runs at the deadline: made once, so re-arming (after every frame, the stream
+    /// period restarts) allocates no closure.
+    private lazy var fire: () -> Void = { [weak self] in
+        guard let self else { return }
+        self.timer = nil
+        self.deadline = nil
+        self.action()
     }
 
     /// Disarms the timer.

@@ -51,18 +51,21 @@ public final class EventLoop {
     private let timerFD: Int32
     private var signalFD: Int32 = -1
     private var signalHandler: ((Int32) -> Void)?
-    private var watches: [UInt64: Watch] = [:]
-    private var tokenByFD: [Int32: UInt64] = [:]
-    private var nextToken: UInt64 = 16
-    private var timers: [Timer] = []          // sorted by deadline, then id
-    private var armedDeadline: Instant?
-    private var pending: [() -> Void] = []
-    private var stopped = false
+    @exclusivity(unchecked) private var watches: [UInt64: Watch] = [:]
+    @exclusivity(unchecked) private var tokenByFD: [Int32: UInt64] = [:]
+    @exclusivity(unchecked) private var nextToken: UInt64 = 16
+    @exclusivity(unchecked) private var timers: [Timer] = []          // sorted by deadline, then id
+    @exclusivity(unchecked) private var armedDeadline: Instant?
+    @exclusivity(unchecked) private var pending: [() -> Void] = []
+    @exclusivity(unchecked) private var stopped = false
+    /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
+    private let eventBuffer = UnsafeMutablePointer<epoll_event>.allocate(capacity: eventBufferCount)
+    private static let eventBufferCount = 64
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
     private static let mailboxToken: UInt64 = 3
     /// The manual clock's current instant; nil on the real clock.
-    private var manualNow: Instant?
+    @exclusivity(unchecked) private var manualNow: Instant?
     /// Bounds the zero-timeout polls at one manual instant (a level-triggered fd that stays ready
     /// would otherwise keep the instant from ever ending).
     private static let settleRounds = 64
@@ -73,7 +76,7 @@ public final class EventLoop {
     private let ownerThread = pthread_self()
 
     /// How many times `epoll_wait` returned; an idle loop does not move it.
-    public private(set) var wakeups: Int = 0
+    @exclusivity(unchecked) public private(set) var wakeups: Int = 0
 
     /// Creates the epoll set and its timerfd, on `clock` (the real CLOCK_MONOTONIC by default).
     public init(clock: Clock = .monotonic) throws {
@@ -99,6 +102,7 @@ public final class EventLoop {
     }
 
     deinit {
+        eventBuffer.deallocate()
         Syscall.close(timerFD)
         Syscall.close(signalFD)
         Syscall.close(epollFD)
@@ -418,8 +422,8 @@ public final class EventLoop {
     /// One `epoll_wait` (at most `timeoutMilliseconds`, -1 forever) and the handling of what it
     /// returned; returns how many events it handled.
     private func poll(timeoutMilliseconds: Int32) throws -> Int {
-        var events = [epoll_event](repeating: epoll_event(), count: 64)
-        let count = epoll_wait(epollFD, &events, Int32(events.count), timeoutMilliseconds)
+        let events = eventBuffer
+        let count = epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
         if count < 0 {
             let code = errno
             if code == EINTR { return 0 }

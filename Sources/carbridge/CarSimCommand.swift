@@ -3,7 +3,7 @@ import ArgumentParser
 import DriveCore
 import DriveLink
 import DriveSystem
-import Foundation
+import Glibc
 
 /// `carbridge car-sim`: a simulated car for people and tests.
 struct CarSimCommand: CarbridgeCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import DriveConfig
 import DriveRuntime
 import DriveSystem
-import Foundation
+import Glibc
 
 /// `carbridge check-config FILE`: validate a config file without running anything.
 struct CheckConfigCommand: CarbridgeCommand {

@@ -3,7 +3,7 @@ import DriveConfig
 import DriveRuntime
 import DriveSystem
 import DriveInput
-import Foundation
+import Glibc
 import Logging
 
 /// Options shared by the commands that read a config file and log.
@@ -18,7 +18,7 @@ struct CommonOptions: ParsableArguments {
     var logLevel: Logger.Level = .info
 
     func validate() throws {
-        if let config, config.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let config, config.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) {
             throw ValidationError("--config: the file name must not be empty (omit --config for the built-in defaults)")
         }
     }

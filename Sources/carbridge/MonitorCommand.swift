@@ -3,7 +3,7 @@ import DriveConfig
 import DriveMapping
 import DriveRuntime
 import DriveSystem
-import Foundation
+import Glibc
 
 /// `carbridge monitor`: a live mapped view of the input devices, without a car.
 struct MonitorCommand: CarbridgeCommand {
@@ -64,7 +64,7 @@ struct MonitorCommand: CarbridgeCommand {
     var all = false
 
     func validate() throws {
-        if let device, device.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let device, device.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) {
             throw ValidationError("DEVICE must not be empty (omit it to use [devices] gamepad)")
         }
         if replay != nil && device != nil {

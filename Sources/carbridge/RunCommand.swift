@@ -4,7 +4,7 @@ import DriveConfig
 import DriveDashboard
 import DriveInput
 import DriveRuntime
-import Foundation
+import Glibc
 
 /// `carbridge run`: the main job.
 struct RunCommand: CarbridgeCommand {

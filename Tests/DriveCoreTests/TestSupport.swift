@@ -2,7 +2,7 @@ import DriveCore
 import XCTest
 
 /// The frames' texts, e.g. `["M,0,40,1"]`.
-func texts(_ frames: [Frame]) -> [String] { frames.map(\.text) }
+func texts<Frames: Sequence<Frame>>(_ frames: Frames) -> [String] { frames.map(\.text) }
 
 /// An instant `ms` milliseconds after the origin.
 func ms(_ milliseconds: Int64) -> Instant { .milliseconds(milliseconds) }

@@ -1,8 +1,12 @@
 import DriveConfig
 import DriveCore
 import DriveInput
+import DriveLink
 import DriveMapping
+import DriveRuntime
+import DriveSystem
 import Glibc
+import Logging
 
 /// One benchmark: `setUp` builds everything once (and warms up to steady state), `run` does one
 /// operation; `unitsPerOperation` says how many of the reported unit (input event, tick, line, load)
@@ -14,77 +18,106 @@ public struct Scenario {
     public let makeRunner: () -> () -> Void
 }
 
-/// The pipeline a gamepad or accelerometer report goes through in `carbridge run`, minus the event
-/// loop: kernel `input_event` bytes → `InputEventDecoder` → `EvdevFrameAssembler` → `ControlMapper` →
-/// `DriveMachine` → `FrameQueue` (`FrameEncoder`) → `write(2)` into one end of a socketpair, whose
-/// other end is drained right away (what `StreamLink` does with a writable, empty socket).
-public final class Pipeline {
-    public var decoder = InputEventDecoder()
-    public var assembler: EvdevFrameAssembler
-    public var mapper: ControlMapper
-    public var machine: DriveMachine
-    public var queue = FrameQueue(encoder: FrameEncoder())
-    public var now = Instant.seconds(1)
-    public let role: DeviceRole
-    public private(set) var framesWritten = 0
-    public private(set) var bytesWritten = 0
-    let writeEnd: Int32
-    let readEnd: Int32
+/// What `carbridge run` executes for an input device and a link, wired as `RunSession` wires it, on a
+/// manual-clock `EventLoop` (time moves only when the scenario says; real fds are polled as usual):
+/// `input_event` bytes written into a pipe → `RawEvdevReader` (`InputEventDecoder`,
+/// `EvdevFrameAssembler`) → `InputCoordinator` (`ControlMapper`) → `Bridge` (`DriveMachine`,
+/// `DeadlineTimer`, the `RunViewModel` observer) → `StreamLink` (`FrameQueue`/`FrameEncoder`, the
+/// kernel-queue rule) → `write(2)` into a socketpair, whose far end (the car) is drained after each step.
+public final class Runtime {
+    public let loop: EventLoop
+    public let link: StreamLink<PairConnector>
+    public let bridge: Bridge
+    public let model: RunViewModel
+    public let inputs: InputCoordinator
+    let connector: PairConnector
+    let reader: RawEvdevReader
+    let inputWriteEnd: Int32
     var drainBuffer = [UInt8](repeating: 0, count: 4096)
+    public private(set) var bytesReceived = 0
 
-    public init(config: CarbridgeConfig, absInfo: [UInt16: AbsInfo], isAccelerometer: Bool, role: DeviceRole) {
-        assembler = EvdevFrameAssembler(absInfo: absInfo, isAccelerometer: isAccelerometer)
-        mapper = ControlMapper(settings: config.mapperSettings)
-        machine = DriveMachine(settings: config.drive)
-        self.role = role
-        var fds: [Int32] = [0, 0]
-        let rc = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
-        precondition(rc == 0, "socketpair failed")
-        writeEnd = fds[0]
-        readEnd = fds[1]
-        // Link up, engine on, S = 40 forward: the car is driving.
-        for control in [Control.linkUp, .engine, .speedUp, .speedUp, .speedUp, .speedUp] { apply(control) }
+    public init(
+        config: CarbridgeConfig, absInfo: [UInt16: AbsInfo], isAccelerometer: Bool, role: DeviceRole,
+        startControls: [Control]
+    ) throws {
+        let logger = Logger(label: "bench") { _ in SwiftLogNoOpLogHandler() }
+        loop = try EventLoop(clock: .manual)
+        connector = PairConnector()
+        link = StreamLink(
+            connector: connector, loop: loop, encoder: FrameEncoder(terminator: config.link.terminator),
+            options: config.link.options)
+        bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
+        model = RunViewModel(observing: bridge)
+        inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
+        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
+        var fds: [Int32] = [-1, -1]
+        precondition(pipe(&fds) == 0, "pipe failed")
+        inputWriteEnd = fds[1]
+        reader = try RawEvdevReader(fd: fds[0], loop: loop, absInfo: absInfo, isAccelerometer: isAccelerometer)
+        try inputs.attach(reader, role: role, name: "bench device")
+        bridge.start()  // a socketpair connects at once: link up, the handshake frame
+        precondition(link.state == .up, "the link did not come up")
+        for control in startControls { bridge.apply(control) }
+        drainCar()
     }
 
     deinit {
-        close(writeEnd)
-        close(readEnd)
+        inputs.stop()
+        close(inputWriteEnd)
+        if connector.peer >= 0 { close(connector.peer) }
     }
 
-    /// Advances the clock (input events carry their own time; the pipeline's "now" stands for the loop's).
-    public func advance(milliseconds: Int64) { now = now + .milliseconds(milliseconds) }
+    /// Kernel bytes in: written into the device's pipe, then the loop handles what is ready at the
+    /// current instant (the clock stands still), then the car reads what was sent.
+    public func feed(_ bytes: [UInt8]) {
+        let written = bytes.withUnsafeBytes { write(inputWriteEnd, $0.baseAddress, $0.count) }
+        precondition(written == bytes.count, "pipe write failed")
+        do { try loop.runOnce(timeout: .zero) } catch { fatalError("\(error)") }
+        drainCar()
+    }
 
-    /// Kernel bytes in, frames out.
-    public func feed(_ bytes: UnsafeRawBufferPointer) {
-        for event in decoder.decode(bytes) {
-            if let frame = assembler.feed(event, at: now) { handle(frame) }
+    /// Moves the clock on by `duration`, running every timer on the way (the stream period), and
+    /// whatever is ready; then the car reads.
+    public func advance(by duration: Duration) {
+        do { try loop.advance(by: duration) } catch { fatalError("\(error)") }
+        drainCar()
+    }
+
+    /// Kernel bytes in, with the clock moved on by `duration` first.
+    public func feed(_ bytes: [UInt8], after duration: Duration) {
+        let written = bytes.withUnsafeBytes { write(inputWriteEnd, $0.baseAddress, $0.count) }
+        precondition(written == bytes.count, "pipe write failed")
+        advance(by: duration)
+    }
+
+    func drainCar() {
+        while true {
+            let count = drainBuffer.withUnsafeMutableBytes { read(connector.peer, $0.baseAddress, $0.count) }
+            if count <= 0 { return }
+            bytesReceived += count
         }
     }
+}
 
-    /// A complete input frame in (the tilt path starts here).
-    public func handle(_ frame: InputFrame) {
-        for mapped in mapper.handle(frame, role: role) {
-            if case .control(let control) = mapped { apply(control) }
+/// The car's end of the link: a socketpair (non-blocking), the far end kept in `peer`.
+public final class PairConnector: StreamConnector {
+    public let name = "bench-pair"
+    public var peer: Int32 = -1
+
+    public func open() throws -> (fd: Int32, progress: ConnectProgress) {
+        var fds: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, SocketSupport.streamSocketType, 0, &fds) == 0 else {
+            throw LinkFailure("socketpair failed")
         }
+        if peer >= 0 { close(peer) }
+        peer = fds[1]
+        return (fds[0], .connected)
     }
 
-    public func apply(_ control: Control) { write(machine.handle(control, at: now)) }
-
-    /// The stream timer firing.
-    public func tick() { write(machine.tick(at: now)) }
-
-    func write(_ frames: [Frame]) {
-        for frame in frames { queue.push(frame) }
-        while queue.hasPendingBytes {
-            let bytes = queue.nextBytes()
-            let written = bytes.withUnsafeBytes { Glibc.write(writeEnd, $0.baseAddress, $0.count) }
-            precondition(written > 0, "write failed")
-            framesWritten += queue.consume(written)
-            bytesWritten += written
-            let drained = drainBuffer.withUnsafeMutableBytes { read(readEnd, $0.baseAddress, $0.count) }
-            precondition(drained == written, "drain failed")
-        }
-    }
+    public func finishConnect(_ fd: Int32) throws {}
+    public func lossSentence(_ error: SystemError) -> String { "pair lost: \(error.errno)" }
+    /// An AF_UNIX socket's `SIOCOUTQ` counts buffer memory, not payload.
+    public var queuedBytesArePayload: Bool { false }
 }
 
 /// `input_event` bytes of a report: the events then `SYN_REPORT`.
@@ -103,22 +136,39 @@ let stickAbsInfo: [UInt16: AbsInfo] = [
     EvdevCode.absY: AbsInfo(minimum: -32768, maximum: 32767, fuzz: 16, flat: 128),
 ]
 
-/// A gamepad scenario: each operation feeds the next of `reports` (cycling), 1 ms apart.
+/// Engine on, S = 40 forward: the car is driving.
+let driving: [Control] = [.engine, .speedUp, .speedUp, .speedUp, .speedUp]
+
+func makeRuntime(
+    _ config: CarbridgeConfig = defaultConfig(), absInfo: [UInt16: AbsInfo] = stickAbsInfo, isAccelerometer: Bool = false,
+    role: DeviceRole = .gamepad, startControls: [Control] = driving
+) -> Runtime {
+    do {
+        return try Runtime(
+            config: config, absInfo: absInfo, isAccelerometer: isAccelerometer, role: role, startControls: startControls)
+    } catch {
+        fatalError("\(error)")
+    }
+}
+
+/// A gamepad scenario: each operation feeds the next of `reports` (cycling) at the same instant (the
+/// stream timer never fires in between: the figure is the input event's alone).
 func gamepadRunner(_ reports: [[UInt8]], expectFramesPerCycle expected: Int) -> () -> Void {
-    let pipeline = Pipeline(config: defaultConfig(), absInfo: stickAbsInfo, isAccelerometer: false, role: .gamepad)
+    let runtime = makeRuntime()
     var index = 0
     let step = {
-        pipeline.advance(milliseconds: 1)
-        reports[index].withUnsafeBytes { pipeline.feed($0) }
+        runtime.feed(reports[index])
         index = (index + 1) % reports.count
     }
     // Warm-up: every report several times (caches, array capacities, the first steer).
     for _ in 0..<(reports.count * 64) { step() }
-    // Check the scenario does what it says: `expected` frames written per cycle through `reports`.
-    let before = pipeline.framesWritten
+    // Check the scenario does what it says: `expected` frames sent per cycle through `reports`.
+    let before = runtime.bridge.framesSent
+    let bytesBefore = runtime.bytesReceived
     for _ in 0..<reports.count { step() }
-    let got = pipeline.framesWritten - before
+    let got = runtime.bridge.framesSent - before
     precondition(got == expected, "expected \(expected) frame(s) per cycle of \(reports.count) reports, got \(got)")
+    precondition((runtime.bytesReceived - bytesBefore > 0) == (expected > 0), "the car did not get the frames")
     return step
 }
 
@@ -205,37 +255,43 @@ public let scenarios: [Scenario] = [
             expectFramesPerCycle: 1)
     },
     Scenario(name: "tilt-sample", unit: "input event", unitsPerOperation: 1) {
-        // An accelerometer frame (gravity rolling back and forth across the 15° boundary) → tilt mapper → machine.
+        // An evdev accelerometer's report (ABS_X, ABS_Z, SYN_REPORT; gravity rolling 0°…32°…0° in 1° steps,
+        // 20 ms apart) → tilt mapper → machine → a frame when the range changes (hence the fractional
+        // count). Engine on at S = 0, so the 20 ms steps fire no stream frame.
         var config = defaultConfig()
         config.steering.source = .tilt
-        let pipeline = Pipeline(config: config, absInfo: [:], isAccelerometer: true, role: .accelerometer)
+        let resolution: Int32 = 1000  // units per g
+        let axis = AbsInfo(minimum: -4000, maximum: 4000, resolution: resolution)
+        let runtime = makeRuntime(
+            config, absInfo: [EvdevCode.absX: axis, EvdevCode.absY: axis, EvdevCode.absZ: axis], isAccelerometer: true,
+            role: .accelerometer, startControls: [.engine])
+        let reports: [[UInt8]] = (0..<64).map { i in
+            let radians = Double(i < 32 ? i : 64 - i) * Double.pi / 180
+            return report([
+                (EvdevCode.evAbs, EvdevCode.absX, Int32((Double(resolution) * sin(radians)).rounded())),
+                (EvdevCode.evAbs, EvdevCode.absZ, Int32((Double(resolution) * cos(radians)).rounded())),
+            ])
+        }
         var index = 0
-        let frames: [InputFrame] = (0..<64).map { i in
-            let degrees = Double(i < 32 ? i : 64 - i) * 1.0  // 0…32…1 degrees
-            let radians = degrees * Double.pi / 180
-            return InputFrame(time: .zero, acceleration: Vector3(x: 9.81 * sin(radians), y: 0, z: 9.81 * cos(radians)))
-        }
         let step = {
-            pipeline.advance(milliseconds: 20)
-            var frame = frames[index]
-            frame.time = pipeline.now
-            pipeline.handle(frame)
-            index = (index + 1) % frames.count
+            runtime.feed(reports[index], after: .milliseconds(20))
+            index = (index + 1) % reports.count
         }
-        for _ in 0..<(frames.count * 16) { step() }
+        for _ in 0..<(reports.count * 16) { step() }
+        let before = runtime.bridge.framesSent
+        for _ in 0..<reports.count { step() }
+        precondition(runtime.bridge.framesSent > before, "the tilt never changed the range")
         return step
     },
     Scenario(name: "stream-tick", unit: "tick", unitsPerOperation: 1) {
-        // S = 40: the stream timer every 50 ms, one motion frame each.
-        let pipeline = Pipeline(config: defaultConfig(), absInfo: stickAbsInfo, isAccelerometer: false, role: .gamepad)
-        let step = {
-            pipeline.now = pipeline.machine.streamDeadline ?? (pipeline.now + .milliseconds(50))
-            pipeline.tick()
-        }
+        // S = 40: the clock moves on by one stream period (50 ms); the bridge's timer fires, one motion
+        // frame goes to the car (and the link's queue check runs).
+        let runtime = makeRuntime()
+        let step = { runtime.advance(by: .milliseconds(50)) }
         for _ in 0..<64 { step() }
-        let before = pipeline.framesWritten
+        let before = runtime.bridge.framesSent
         for _ in 0..<10 { step() }
-        precondition(pipeline.framesWritten - before == 10, "expected one frame per tick")
+        precondition(runtime.bridge.framesSent - before == 10, "expected one frame per tick")
         return step
     },
     Scenario(name: "evemu-parse", unit: "line", unitsPerOperation: evemuTotalLines) {
