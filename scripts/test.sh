@@ -27,8 +27,13 @@ for arg in "$@"; do
     *) echo "test.sh: unknown option $arg (use --no-kernel, --no-fuzz, --no-browser, --no-bench)" >&2; exit 64 ;;
   esac
 done
+# Each stage's wall time, for the line before the total (CI must stay well under 30 minutes).
+timings=""
+stage_start=$SECONDS
+stage_done() { timings="$timings $1 $((SECONDS - stage_start))s;"; stage_start=$SECONDS; }
 scripts/install-deps.sh
 swift build --build-tests
+stage_done build
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # All tests are XCTest; Swift Testing would only add a "0 tests" summary after them.
@@ -48,6 +53,7 @@ failed=$failures
 # What failed, kept for the end of the output (CI may show only the last part of it).
 recap=$(grep -E "^Test Case .* failed|: error: |Fatal error|Exited with (unexpected )?signal|error: Exited" "$log" | head -40 || true)
 echo "unit+e2e: $passed passed, $failed failed"
+stage_done swift-test
 if [ "$browser" = 1 ]; then
   blog=$(mktemp)
   set +e
@@ -67,6 +73,7 @@ if [ "$browser" = 1 ]; then
   [ "$brc" = 0 ] || rc=1
   if [ -n "$brecap" ]; then recap="$recap"$'\n'"$brecap"; fi
 fi
+stage_done browser
 if [ "$bench" = 1 ]; then
   # The allocation budget (README, "Performance"): counted by malloc-interposer, identical on every
   # machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
@@ -92,6 +99,7 @@ if [ "$bench" = 1 ]; then
   fi
   [ "$brc" = 0 ] || rc=1
 fi
+stage_done bench
 if [ "$fuzz" = 1 ]; then
   flog=$(mktemp)
   set +e
@@ -108,6 +116,7 @@ if [ "$fuzz" = 1 ]; then
   fi
   [ "$frc" = 0 ] || rc=1
 fi
+stage_done fuzz
 if [ "$kernel" = 1 ]; then
   klog=$(mktemp)
   set +e
@@ -132,5 +141,7 @@ if [ -n "${bfail:-}" ]; then
   echo "bench failures (repeated from above):"
   echo "$bfail"
 fi
+stage_done kernel
+echo "stage times:$timings"
 echo "total: $passed passed, $failed failed"
 exit "$rc"
