@@ -11,7 +11,7 @@ let package = Package(
             name: "CarbridgeModules",
             targets: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveTerminal",
-                "DriveRuntime",
+                "DriveRuntime", "DriveBluetooth",
             ]),
     ],
     dependencies: [
@@ -31,6 +31,9 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        .systemLibrary(
+            name: "CSDBus", path: "Sources/CSDBus", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // Pure logic: no I/O, no Foundation.
         .target(name: "DriveCore"),
@@ -41,6 +44,11 @@ let package = Package(
         .target(
             name: "DriveLink",
             dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
+        // BlueZ through D-Bus (sd-bus on the event loop): discovery, pairing with an agent, name → address,
+        // and the raw SDP query for a device's Serial Port channel. Finds and pairs only; the link stays RFCOMM.
+        .target(
+            name: "DriveBluetooth",
+            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux", "CBluetooth", "CSDBus"]),
         // The simulated car (`carbridge car-sim`, `link.url = "sim"`, tests): the car's side of the protocol.
         .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink"]),
         .target(
@@ -60,14 +68,14 @@ let package = Package(
             name: "DriveRuntime",
             dependencies: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
-                "DriveTerminal", "CLinux",
+                "DriveTerminal", "CLinux", "DriveBluetooth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .executableTarget(
             name: "carbridge",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveTerminal",
+                "DriveTerminal", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -80,6 +88,9 @@ let package = Package(
         .testTarget(
             name: "DriveLinkTests",
             dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"]),
+        .testTarget(
+            name: "DriveBluetoothTests",
+            dependencies: ["DriveBluetooth", "DriveLink", "DriveSystem", "DriveCore"]),
         .testTarget(
             name: "CarSimTests",
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),

@@ -3,7 +3,7 @@
 # tests' network namespaces), if they are missing
 # (as root directly, otherwise through sudo). Usage: scripts/install-deps.sh [EXTRA PACKAGES…]
 set -euo pipefail
-packages=(libevdev-dev libudev-dev libbluetooth-dev pkg-config iproute2 "$@")
+packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev pkg-config iproute2 "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

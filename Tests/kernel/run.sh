@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
 done
 if [ "$ONLY" != all ]; then
   for n in ${ONLY//,/ }; do
-    case "$n" in [1-9]|10) ;; *) echo "run.sh: --only takes scenario numbers 1..10, comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
+    case "$n" in [1-9]|1[0-4]) ;; *) echo "run.sh: --only takes scenario numbers 1..14, comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
   done
 fi
 T0=$(date +%s.%N)
@@ -51,7 +51,7 @@ finish() {  # finish PASSED FAILED : the last line, and the exit status
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev"
+      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev dbus python3-dbus python3-gi"
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
@@ -64,6 +64,7 @@ for tool in qemu-system-x86_64 cpio modinfo btvirt i2cset; do
 done
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || { say "/bin/busybox missing or not static: apt-get install busybox-static"; finish 0 1; }
 /usr/bin/python3 -c 'import evdev' 2>/dev/null || { say "python3-evdev missing: apt-get install python3-evdev"; finish 0 1; }
+/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenario 13 (bluetoothd) will fail (run with --install)"
 
 # ---- 1. the carbridge binary ----
 if [ -z "$BIN" ]; then

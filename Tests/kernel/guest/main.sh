@@ -55,7 +55,7 @@ if [ -x "$CARBRIDGE" ]; then pass "infra: carbridge binary present and executabl
 else fail "infra: no carbridge binary at $CARBRIDGE (swift build)"; fi
 
 # ---------- scenarios ----------
-if [ "$ONLY" = all ]; then LIST="1 2 3 4 5 6 7 8 9 10"; else LIST=${ONLY//,/ }; fi
+if [ "$ONLY" = all ]; then LIST="1 2 3 4 5 6 7 8 9 10 13"; else LIST=${ONLY//,/ }; fi
 for n in $LIST; do
   note "--- scenario $n"
   # 9 and 10 wait for RFCOMM flow control (about 15 s) and more; generous limits: the host may be loaded.
