@@ -391,7 +391,7 @@ private func dbusObjectTrampoline(
 ) -> Int32 {
     guard let userdata else { return 0 }
     let registration = Unmanaged<Registration>.fromOpaque(userdata).takeUnretainedValue()
-    guard case .object(let handler) = registration.kind, sd_bus_message_get_type(message, nil) >= 0 else { return 0 }
+    guard case .object(let handler) = registration.kind else { return 0 }
     var type: UInt8 = 0
     _ = sd_bus_message_get_type(message, &type)
     guard type == UInt8(SD_BUS_MESSAGE_METHOD_CALL) else { return 0 }
