@@ -123,10 +123,11 @@ public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { message.isEmpty ? name : "\(name): \(message)" }
 
-    /// True when nobody owns the destination (no bluetoothd on the bus) or the bus itself is missing.
+    /// True when nobody owns the destination (no bluetoothd on the bus; the bus could not start it
+    /// either: `Spawn.*`, e.g. a disabled bluetooth.service) or the bus itself is missing.
     public var meansServiceMissing: Bool {
         name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
-            || name == "carbridge.Error.NoBus"
+            || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name == "carbridge.Error.NoBus"
     }
 }
 

@@ -85,7 +85,8 @@ public enum PairingFailure {
         let text = error.message.lowercased()
         switch error.name {
         case "org.bluez.Error.AuthenticationFailed":
-            return "pairing with \(device) failed: wrong PIN (the car did not accept \(pin)); HC-05 modules use 1234 or 0000: try --pin 0000"
+            let other = pin == "1234" ? "0000" : "1234"
+            return "pairing with \(device) failed: wrong PIN (the car did not accept \(pin)); HC-05 modules use 1234 or 0000: try --pin \(other)"
         case "org.bluez.Error.AuthenticationRejected":
             return "pairing with \(device) failed: the car rejected the pairing (is it already paired with another phone, or in AT mode?)"
         case "org.bluez.Error.AuthenticationCanceled":

@@ -31,11 +31,18 @@ final class PairingAgentTests: XCTestCase {
         XCTAssertEqual(agent.answer(member: "Frobnicate", arguments: []).0, .unknownMethod)
     }
 
+    func testServiceMissing() {
+        XCTAssertTrue(DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "").meansServiceMissing)
+        XCTAssertTrue(DBusError(name: "org.freedesktop.DBus.Error.Spawn.ChildExited", message: "Launch helper exited").meansServiceMissing)
+        XCTAssertFalse(DBusError(name: "org.bluez.Error.Failed", message: "").meansServiceMissing)
+    }
+
     func testFailureSentences() {
         func sentence(_ name: String, _ message: String = "") -> String {
             PairingFailure.sentence(DBusError(name: name, message: message), device: "HC-05 (00:AA:01:01:00:01)", pin: "0000")
         }
-        XCTAssertTrue(sentence("org.bluez.Error.AuthenticationFailed", "Authentication Failed").contains("wrong PIN (the car did not accept 0000)"))
+        XCTAssertEqual(sentence("org.bluez.Error.AuthenticationFailed", "Authentication Failed"),
+                       "pairing with HC-05 (00:AA:01:01:00:01) failed: wrong PIN (the car did not accept 0000); HC-05 modules use 1234 or 0000: try --pin 1234")
         XCTAssertTrue(sentence("org.bluez.Error.ConnectionAttemptFailed", "Page Timeout").contains("not in range"))
         XCTAssertTrue(sentence("org.bluez.Error.AuthenticationRejected").contains("rejected"))
         XCTAssertTrue(sentence("org.bluez.Error.Failed", "Host is down").contains("not in range"))

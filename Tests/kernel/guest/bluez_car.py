@@ -99,6 +99,7 @@ class Agent(dbus.service.Object):
 
 
 def serve(sock, n):
+    sock.setblocking(True)   # bluetoothd hands the accepted RFCOMM socket over non-blocking
     buf = b""
     how = "EOF"
     try:

@@ -161,7 +161,7 @@ def scenario_13(sc):
             return ""
 
     # ---- carbridge scan through bluetoothd, unprivileged ----
-    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "14"], uid=uid)
+    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "12"], uid=uid)
     sc.metric("scan_dbus_duration", took * 1000.0, "ms")
     sc.check(rc == 0, "scan (uid %d) exits 0" % uid, "%s %s" % (rc, err.strip()[-200:]))
     sc.check("through bluetoothd on hci0" in err, "scan says it went through bluetoothd", err.strip()[-200:])
@@ -230,7 +230,7 @@ def scenario_13(sc):
 
     # ---- bluetoothd stopped: scan falls back to the raw inquiry ----
     stop_bluetoothd()
-    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "8"])
+    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "6"])
     sc.metric("scan_raw_duration", took * 1000.0, "ms")
     sc.check(rc == 0, "scan without bluetoothd exits 0", "%s %s" % (rc, err.strip()[-200:]))
     sc.check("raw HCI inquiry" in err, "scan says it fell back to the raw HCI inquiry", err.strip()[-300:])
