@@ -12,7 +12,7 @@
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
 #   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
-#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9; each 1..10) after the infrastructure checks
+#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9 or 13; each 1..14) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
 #   --no-build     do not run `swift build` even if the binary is missing

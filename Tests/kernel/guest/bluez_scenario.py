@@ -6,7 +6,7 @@ PIN, no extended inquiry response so the name comes by a remote name request, na
 bluez_car.py: the default agent with PIN 1234 for hci1's side, an SPP record on RFCOMM channel 3.
 carbridge's D-Bus commands run as an unprivileged user (a fresh uid, no groups).
 """
-import os, re, signal, subprocess, time
+import glob, os, re, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import monotonic
@@ -228,8 +228,31 @@ def scenario_13(sc):
     sc.check(rc == 1 and 'no Bluetooth device named "NoSuchCar"' in err, "an unknown name fails with one sentence",
              "%s %s" % (rc, err.strip()[-200:]))
 
+    # ---- unpair ----
+    rc, out, err, took = carbridge(sc, cmdlog, ["unpair", CAR_NAME], uid=uid)
+    sc.check(rc == 0 and "removed the pairing" in out, "unpair %s exits 0 and says so" % CAR_NAME, (out + err).strip()[-200:])
+    sc.check(prop(cardev, "org.bluez.Device1", "Paired") != "true", "bluetoothd no longer has the car paired")
+
+    # ---- an rfkill-blocked adapter: one sentence with the command to run ----
+    soft = [os.path.join(d, "soft") for d in glob.glob("/sys/class/bluetooth/hci0/rfkill*")]
+    if sc.check(bool(soft), "hci0 has an rfkill switch"):
+        with open(soft[0], "w") as f:
+            f.write("1")
+        k.wait_until(lambda: prop("/org/bluez/hci0", "org.bluez.Adapter1", "Powered") == "false", 10, 0.2)
+        rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "2"], uid=uid, timeout=30)
+        sc.check(rc == 1 and "rfkill unblock bluetooth" in err, "scan on an rfkill-blocked hci0 says to run `rfkill unblock bluetooth`",
+                 "%s %s" % (rc, err.strip()[-200:]))
+        with open(soft[0], "w") as f:
+            f.write("0")
+
     # ---- bluetoothd stopped: scan falls back to the raw inquiry ----
     stop_bluetoothd()
+    # bluetoothd powers its adapters off when it exits: the raw path says what to run
+    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "6"], timeout=30)
+    sc.check(rc == 1 and "raw HCI inquiry" in err and "hciconfig hci0 up" in err,
+             "without bluetoothd, scan on the powered-off hci0 falls back to the raw inquiry and says `hciconfig hci0 up`",
+             "%s %s" % (rc, err.strip()[-300:]))
+    sh(sc, "hciconfig hci0 up; hciconfig hci1 up; hciconfig hci1 piscan; hciconfig hci1 name")
     rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "6"])
     sc.metric("scan_raw_duration", took * 1000.0, "ms")
     sc.check(rc == 0, "scan without bluetoothd exits 0", "%s %s" % (rc, err.strip()[-200:]))
