@@ -222,12 +222,6 @@ def scenario_13(sc):
     sc.check(got == want, "the car on channel %d receives exactly %s" % (CAR_CHANNEL, want), "got %s" % got)
     sc.check(cb.stop(signal.SIGTERM, 5) == 0, "carbridge run exits 0 on SIGTERM")
 
-    # ---- a name nobody has: one sentence, exit 1 ----
-    rc, out, err, took = carbridge(sc, cmdlog, ["run", "--link", "rfcomm://NoSuchCar", "--no-keyboard", "--no-view"], uid=uid,
-                                   timeout=30)
-    sc.check(rc == 1 and 'no Bluetooth device named "NoSuchCar"' in err, "an unknown name fails with one sentence",
-             "%s %s" % (rc, err.strip()[-200:]))
-
     # ---- unpair ----
     rc, out, err, took = carbridge(sc, cmdlog, ["unpair", CAR_NAME], uid=uid)
     sc.check(rc == 0 and "removed the pairing" in out, "unpair %s exits 0 and says so" % CAR_NAME, (out + err).strip()[-200:])
@@ -247,7 +241,8 @@ def scenario_13(sc):
 
     # ---- bluetoothd stopped: scan falls back to the raw inquiry ----
     stop_bluetoothd()
-    # bluetoothd powers its adapters off when it exits: the raw path says what to run
+    # an adapter that is down (bluetoothd may leave it so when it exits): the raw path says what to run
+    sh(sc, "hciconfig hci0 down")
     rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "6"], timeout=30)
     sc.check(rc == 1 and "raw HCI inquiry" in err and "hciconfig hci0 up" in err,
              "without bluetoothd, scan on the powered-off hci0 falls back to the raw inquiry and says `hciconfig hci0 up`",
