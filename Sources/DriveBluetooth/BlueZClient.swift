@@ -156,7 +156,7 @@ public final class BlueZSession {
         do {
             client = try BlueZClient(loop: loop)
         } catch {
-            throw BluetoothFailure("no D-Bus system bus (\(error.message))", noBluetoothd: true)
+            throw BluetoothFailure(error.message, noBluetoothd: true)
         }
     }
 
