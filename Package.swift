@@ -11,7 +11,7 @@ let package = Package(
             name: "CarbridgeModules",
             targets: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveTerminal",
-                "DriveRuntime",
+                "DriveRuntime", "DriveBluetooth",
             ]),
     ],
     dependencies: [
@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(
             name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]),
+        .systemLibrary(
+            name: "CSDBus", path: "Sources/CSDBus", pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]),
 
         // Pure logic: no I/O, no Foundation.
         .target(name: "DriveCore"),
@@ -50,6 +53,11 @@ let package = Package(
         .target(
             name: "DriveLink",
             dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
+        // BlueZ through D-Bus (sd-bus on the event loop): discovery, pairing with an agent, name → address,
+        // and the raw SDP query for a device's Serial Port channel. Finds and pairs only; the link stays RFCOMM.
+        .target(
+            name: "DriveBluetooth",
+            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux", "CBluetooth", "CSDBus"]),
         // The simulated car (`carbridge car-sim`, `link.url = "sim"`, tests): the car's side of the protocol.
         .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink"]),
         .target(
@@ -69,7 +77,7 @@ let package = Package(
             name: "DriveRuntime",
             dependencies: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
-                "DriveTerminal", "CLinux", "CSystemd",
+                "DriveTerminal", "CLinux", "CSystemd", "DriveBluetooth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,
@@ -89,7 +97,7 @@ let package = Package(
             name: "carbridge",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveTerminal", "DriveDashboard",
+                "DriveTerminal", "DriveDashboard", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -102,6 +110,9 @@ let package = Package(
         .testTarget(
             name: "DriveLinkTests",
             dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"]),
+        .testTarget(
+            name: "DriveBluetoothTests",
+            dependencies: ["DriveBluetooth", "DriveLink", "DriveSystem", "DriveCore"]),
         .testTarget(
             name: "CarSimTests",
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),

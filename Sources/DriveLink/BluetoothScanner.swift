@@ -26,6 +26,10 @@ public enum BluetoothScanner {
         if let adapter {
             deviceID = hci_devid(adapter)
             if deviceID < 0 {
+                // hci_devid finds adapters that are up only.
+                if access("/sys/class/bluetooth/\(adapter)", F_OK) == 0 {
+                    throw ScanError(description: downSentence(adapter))
+                }
                 throw ScanError(description: "there is no Bluetooth adapter \"\(adapter)\": list them with `bluetoothctl list` or `hciconfig`")
             }
         } else {
@@ -79,6 +83,34 @@ public enum BluetoothScanner {
         default:
             return "no Bluetooth adapter is up: check `bluetoothctl list`, `rfkill unblock bluetooth`, `bluetoothctl power on`"
         }
+    }
+
+    /// The sentence for an adapter that exists but is down (powered off, or rfkill-blocked).
+    static func downSentence(_ adapter: String) -> String {
+        func blocked(_ kind: String) -> Bool {
+            guard let entries = try? listDirectory("/sys/class/bluetooth/\(adapter)") else { return false }
+            return entries.filter { $0.hasPrefix("rfkill") }.contains { entry in
+                guard let file = fopen("/sys/class/bluetooth/\(adapter)/\(entry)/\(kind)", "r") else { return false }
+                defer { fclose(file) }
+                return fgetc(file) == Int32(UInt8(ascii: "1"))
+            }
+        }
+        if blocked("hard") { return "the Bluetooth adapter \(adapter) is blocked by a hardware switch (rfkill): switch the radio on" }
+        if blocked("soft") { return "the Bluetooth adapter \(adapter) is blocked by rfkill: run `rfkill unblock bluetooth`, then `sudo hciconfig \(adapter) up`" }
+        return "the Bluetooth adapter \(adapter) is down: run `sudo hciconfig \(adapter) up` (or start bluetoothd and run `bluetoothctl power on`)"
+    }
+
+    private static func listDirectory(_ path: String) throws -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            names.append(name)
+        }
+        return names
     }
 
     static func inquirySentence(_ code: Int32) -> String {

@@ -2,6 +2,10 @@
 public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     /// BlueZ RFCOMM to a Bluetooth address (upper-case `AA:BB:CC:DD:EE:FF`) on channel 1…30.
     case rfcomm(address: String, channel: Int)
+    /// BlueZ RFCOMM to the paired (or discovered) device with this name or alias (`rfcomm://HC-05`,
+    /// `rfcomm://name=HC-05`), found through bluetoothd before the link opens; without a channel, the
+    /// channel of its SDP Serial Port record (DriveBluetooth resolves it; the link is still plain RFCOMM).
+    case rfcommDevice(name: String, channel: Int?)
     /// A serial tty (e.g. `/dev/rfcomm0`, `/dev/ttyUSB0`) at a baud rate.
     case serial(path: String, baud: Int)
     /// A TCP connection (a car bridge on the network, or `carbridge car-sim`).
@@ -19,7 +23,7 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     public static let defaultChannel = 1
     /// The accepted forms, for error messages and help.
     public static let acceptedForms =
-        "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim"
+        "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim"
 
     /// Parses a link URL; throws `LinkURLError` naming what is wrong.
     public init(parsing text: String) throws(LinkURLError) {
@@ -43,19 +47,69 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
 
     private static func parseRFCOMM(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count <= 2 else { throw fail("an rfcomm URL is rfcomm://ADDRESS or rfcomm://ADDRESS/CHANNEL") }
-        let address = String(parts[0]).uppercased()
-        guard isBluetoothAddress(address) else {
-            throw fail("\"\(parts[0])\" is not a Bluetooth address (six hex pairs like 98:D3:31:FB:12:34)")
+        guard parts.count <= 2 else {
+            throw fail("an rfcomm URL is rfcomm://ADDRESS[/CHANNEL] or rfcomm://NAME[/CHANNEL] (write a '/' in a name as %2F)")
         }
-        var channel = defaultChannel
+        var channel: Int?
         if parts.count == 2 {
             guard let value = decimal(parts[1]), (1...30).contains(value) else {
                 throw fail("RFCOMM channel \"\(parts[1])\" must be a number from 1 to 30")
             }
             channel = value
         }
-        return .rfcomm(address: address, channel: channel)
+        let first = String(parts[0])
+        let explicitName = first.lowercased().hasPrefix("name=")
+        if !explicitName {
+            let address = first.uppercased()
+            if isBluetoothAddress(address) { return .rfcomm(address: address, channel: channel ?? defaultChannel) }
+            // A device name has no ':' (write one as %3A, or use name=): this is a mistyped address.
+            if first.contains(":") || first.isEmpty {
+                throw fail("\"\(parts[0])\" is not a Bluetooth address (six hex pairs like 98:D3:31:FB:12:34)")
+            }
+        }
+        let encoded = explicitName ? String(first.dropFirst(5)) : first
+        guard let name = decodeDeviceName(encoded) else {
+            throw fail("\"\(encoded)\" is not a device name (a bad %XX escape, not UTF-8, or a control character)")
+        }
+        guard !name.isEmpty, name.utf8.count <= 248 else {
+            throw fail("a device name must have 1 to 248 bytes, like rfcomm://HC-05")
+        }
+        return .rfcommDevice(name: name, channel: channel)
+    }
+
+    /// A device name as a URL part: unreserved characters as they are, everything else as %XX.
+    public static func encodeDeviceName(_ name: String) -> String {
+        var out = ""
+        for byte in name.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if (byte < 0x80 && (scalar.properties.isAlphabetic || ("0"..."9").contains(Character(scalar))))
+                || "-_.~".unicodeScalars.contains(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else {
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count == 1 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+
+    /// The name a URL part spells (%XX decoded); nil for a bad escape, invalid UTF-8 or a control character.
+    static func decodeDeviceName(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.first {
+            utf8 = utf8.dropFirst()
+            if byte == UInt8(ascii: "%") {
+                guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        let name = String(decoding: bytes, as: UTF8.self)
+        guard Array(name.utf8) == bytes, !name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return nil }
+        return name
     }
 
     private static func parseSerial(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
@@ -129,6 +183,8 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .rfcomm(let address, let channel): return "rfcomm://\(address)/\(channel)"
+        case .rfcommDevice(let name, let channel):
+            return "rfcomm://name=\(Self.encodeDeviceName(name))" + (channel.map { "/\($0)" } ?? "")
         case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)"
         case .tcp(let host, let port): return host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
         case .stdout: return "stdout"

@@ -1,15 +1,23 @@
 import CarSim
+import DriveBluetooth
 import DriveCore
 import DriveLink
 import DriveSystem
+import Logging
 
 /// Makes the link a `LinkURL` names.
 public enum LinkFactory {
-    /// A link for `url` on `loop` (not started yet).
+    /// A link for `url` on `loop` (not started yet). An `rfcomm://NAME` link is resolved here, through
+    /// bluetoothd on a private loop, before `loop` runs (`notice` gets what was found; by default a
+    /// notice line on stderr); a name that finds no device, or several, throws the sentence.
     public static func make(
-        url: LinkURL, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), options: LinkOptions = LinkOptions()
+        url: LinkURL, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), options: LinkOptions = LinkOptions(),
+        notice: (String) -> Void = LinkFactory.noticeOnStandardError
     ) throws -> any CarLink {
         switch url {
+        case .rfcommDevice(let name, let channel):
+            let resolved = try BluetoothTool.resolveLink(name: name, channel: channel, notice: notice)
+            return try make(url: resolved, loop: loop, encoder: encoder, options: options, notice: notice)
         case .rfcomm(let address, let channel):
             return RFCOMMLink(
                 connector: RFCOMMConnector(address: address, channel: channel), loop: loop, encoder: encoder,
@@ -27,6 +35,11 @@ public enum LinkFactory {
         case .sim:
             return SimulatedCarLink(simulatedOn: loop, encoder: encoder)
         }
+    }
+
+    /// Writes `notice` as carbridge's log does (the session's logger is not up yet).
+    public static func noticeOnStandardError(_ text: String) {
+        _ = BoundedWriter.standardError.write(ConsoleLogHandler.line(level: .notice, label: "carbridge", message: text))
     }
 
     /// Parses `text` and makes its link; throws `LinkURLError` for a bad URL.

@@ -27,7 +27,8 @@ struct Carbridge: ParsableCommand {
             """,
         version: "0.1.0",
         subcommands: [
-            RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self,
+            RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self, PairCommand.self,
+            UnpairCommand.self,
             MonitorCommand.self, CalibrateCommand.self,
         ],
         defaultSubcommand: nil

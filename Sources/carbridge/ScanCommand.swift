@@ -1,35 +1,143 @@
 import ArgumentParser
+import DriveBluetooth
 import DriveLink
+import DriveSystem
 
 /// `carbridge scan`: find Bluetooth cars nearby.
 struct ScanCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Search for Bluetooth devices (classic inquiry) and print their addresses and names.",
+        abstract: "Search for Bluetooth devices and print their addresses and names.",
         discussion: """
-            Prints one line per device: "AA:BB:CC:DD:EE:FF  Name". Use the address in \
-            --link rfcomm://AA:BB:CC:DD:EE:FF. Pair the car once first (`bluetoothctl pair ADDR`). \
-            Needs an adapter that is up; inquiry may need root or CAP_NET_RAW.
+            Through bluetoothd (D-Bus; any user may) when it runs: one line per device as it is found, \
+            "AA:BB:CC:DD:EE:FF  Name  [RSSI -52 dBm, paired, trusted, serial port]" ("serial port": it \
+            offers the Serial Port service, UUID 0x1101, known once paired). An HC-05 tells its name \
+            about 10 s into the search, so the default is 12 s. Without bluetoothd, a raw HCI inquiry \
+            (may need root or CAP_NET_RAW) prints "AA:BB:CC:DD:EE:FF  Name". A line on stderr says which \
+            way was used. Then: carbridge pair NAME, carbridge run --link rfcomm://NAME.
             """)
 
-    @Option(name: .long, help: ArgumentHelp("The adapter to scan with, e.g. hci0 (default: the first one up).", valueName: "name"))
+    @Option(name: .long, help: ArgumentHelp("The adapter to scan with, e.g. hci1 (default: the first one).", valueName: "name"))
     var adapter: String?
 
-    @Option(name: .long, help: ArgumentHelp("How long to search, 2…60 seconds.", valueName: "seconds"))
-    var seconds: Int = 6
+    @Option(name: .long, help: ArgumentHelp("How long to search, 2…60 seconds (default 12 through bluetoothd, 6 raw).", valueName: "seconds"))
+    var seconds: Int?
 
-    @Flag(name: .long, help: "Do not ask each device for its name (faster).")
+    @Flag(name: .long, help: "Raw inquiry only: do not ask each device for its name (faster).")
     var noNames = false
 
+    @Flag(name: .long, help: "Use the raw HCI inquiry even when bluetoothd runs.")
+    var raw = false
+
     func validate() throws {
-        if !(2...60).contains(seconds) { throw ValidationError("--seconds: \(seconds) must be between 2 and 60") }
+        if let seconds, !(2...60).contains(seconds) { throw ValidationError("--seconds: \(seconds) must be between 2 and 60") }
     }
 
     func run() throws {
-        let devices = try BluetoothScanner.scan(adapter: adapter, seconds: seconds, readNames: !noNames)
+        if !raw {
+            do {
+                let wait = seconds ?? 12
+                var count = 0
+                _ = try BluetoothTool.scan(adapterName: adapter, seconds: wait, found: { device in
+                    count += 1
+                    say(BluetoothTool.line(device))
+                }, started: { adapter in
+                    note("scan: through bluetoothd on \(adapter.name) (\(adapter.address)) for \(wait) s")
+                })
+                if count == 0 {
+                    say("no Bluetooth devices answered within \(wait) s (is the car switched on and discoverable?)")
+                }
+                return
+            } catch {
+                guard error.noBluetoothd else { throw CarbridgeCommandError(error.description) }
+                note("scan: \(error.description); using a raw HCI inquiry instead")
+            }
+        }
+        let wait = seconds ?? 6
+        note("scan: through a raw HCI inquiry\(adapter.map { " on \($0)" } ?? "") for \(wait) s")
+        let devices = try BluetoothScanner.scan(adapter: adapter, seconds: wait, readNames: !noNames)
         if devices.isEmpty {
-            say("no Bluetooth devices answered within \(seconds) s (is the car switched on and discoverable?)")
+            say("no Bluetooth devices answered within \(wait) s (is the car switched on and discoverable?)")
         }
         for device in devices { say("\(device.address)  \(device.name ?? "(no name)")") }
     }
+}
+
+/// `carbridge pair`: pair a car through bluetoothd with a PIN.
+struct PairCommand: CarbridgeCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair with a Bluetooth car (by address or name) through bluetoothd, and trust it.",
+        discussion: """
+            carbridge registers its own pairing agent with bluetoothd for the time of the pairing: it \
+            answers the car's PIN request (legacy pairing, as an HC-05 does) with --pin and confirms \
+            Secure Simple Pairing where the car asks for it. A name that bluetoothd does not know yet is \
+            searched for first (up to --seconds). On failure one sentence says what went wrong: wrong \
+            PIN, not in range, rejected. Any user may pair through bluetoothd.
+            """)
+
+    @Argument(help: ArgumentHelp("The car: its address (98:D3:31:F5:2A:11) or its name (HC-05).", valueName: "address-or-name"))
+    var target: String
+
+    @Option(name: .long, help: ArgumentHelp("The PIN the car expects (HC-05: 1234, some 0000).", valueName: "pin"))
+    var pin: String = "1234"
+
+    @Option(name: .long, help: ArgumentHelp("The adapter to pair through, e.g. hci1 (default: where the car was found).", valueName: "name"))
+    var adapter: String?
+
+    @Option(name: .long, help: ArgumentHelp("How long to search for a car bluetoothd does not know yet, 0…120 s.", valueName: "seconds"))
+    var seconds: Int = 30
+
+    func validate() throws {
+        if pin.isEmpty || pin.utf8.count > 16 || !pin.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+            throw ValidationError("--pin: \"\(pin)\" must be 1 to 16 characters without spaces (HC-05: 1234)")
+        }
+        if !(0...120).contains(seconds) { throw ValidationError("--seconds: \(seconds) must be between 0 and 120") }
+    }
+
+    func run() throws {
+        do {
+            try BluetoothTool.pair(target, pin: pin, adapterName: adapter, searchSeconds: seconds) { say($0) }
+        } catch {
+            if error.noBluetoothd {
+                throw CarbridgeCommandError("pairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
+            }
+            throw CarbridgeCommandError(error.description)
+        }
+    }
+}
+
+/// `carbridge unpair`: forget a paired car.
+struct UnpairCommand: CarbridgeCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "unpair",
+        abstract: "Remove the pairing with a Bluetooth car (by address or name) through bluetoothd.")
+
+    @Argument(help: ArgumentHelp("The car: its address or its name.", valueName: "address-or-name"))
+    var target: String
+
+    @Option(name: .long, help: ArgumentHelp("Only look on this adapter, e.g. hci1.", valueName: "name"))
+    var adapter: String?
+
+    func run() throws {
+        do {
+            try BluetoothTool.unpair(target, adapterName: adapter) { say($0) }
+        } catch {
+            if error.noBluetoothd {
+                throw CarbridgeCommandError("unpairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
+            }
+            throw CarbridgeCommandError(error.description)
+        }
+    }
+}
+
+/// A failure sentence (printed as `carbridge: <sentence>`, exit status 1).
+struct CarbridgeCommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Writes one line to stderr (progress that is not a result).
+func note(_ line: String) {
+    _ = BoundedWriter.standardError.write("carbridge: \(line)")
 }

@@ -58,7 +58,7 @@ final class LinkURLTests: XCTestCase {
             XCTAssertEqual(
                 error.description,
                 "invalid link \"tcp://x:0\": TCP port \"0\" must be a number from 1 to 65535; use "
-                    + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
+                    + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
         }
     }
 

@@ -14,7 +14,7 @@
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
 #   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
-#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9) after the infrastructure checks
+#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9 or 13) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
 #   --no-build     do not run `swift build` even if the binary is missing
@@ -57,7 +57,7 @@ finish() {  # finish PASSED FAILED : the last line, and the exit status
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config"
+      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config dbus python3-dbus python3-gi"
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
@@ -70,6 +70,7 @@ for tool in qemu-system-x86_64 cpio modinfo btvirt i2cset; do
 done
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || { say "/bin/busybox missing or not static: apt-get install busybox-static"; finish 0 1; }
 /usr/bin/python3 -c 'import evdev' 2>/dev/null || { say "python3-evdev missing: apt-get install python3-evdev"; finish 0 1; }
+/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenario 13 (bluetoothd) will fail (run with --install)"
 
 # ---- 1. the carbridge binary ----
 if [ -z "$BIN" ]; then

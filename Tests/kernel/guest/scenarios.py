@@ -923,10 +923,14 @@ TITLES = {
     9: "RFCOMM car stops reading -> stall noticed, link closed, backlog <= its buffer + max_in_flight, reconnect",
     10: "comparison: the stalled car with max_in_flight 64 and no stall timeout (old behaviour) -> stale backlog",
     11: "latency: 500 Hz stick + trigger reports via uinput to a TCP car, carbridge vs a C libevdev reader, one run",
+    13: "bluetoothd: unprivileged scan, pair with PIN (wrong PIN fails), run --link rfcomm://NAME (SDP channel), raw fallback",
 }
 
 class TimeLimit(Exception):
     pass
+
+
+from bluez_scenario import scenario_13  # noqa: E402  (issue 11: BlueZ over D-Bus)
 
 
 def on_sigterm(*_):

@@ -1,0 +1,136 @@
+/// One D-Bus value, as read from or written to a message.
+///
+/// Arrays carry their element signature (an empty array still has a type); a dictionary is an array of
+/// `dictEntry`s (`a{sv}` is `.array("{sv}", [.dictEntry(.string(k), .variant(v)), …])`).
+public indirect enum DBusValue: Hashable, Sendable {
+    case byte(UInt8)
+    case bool(Bool)
+    case int16(Int16)
+    case uint16(UInt16)
+    case int32(Int32)
+    case uint32(UInt32)
+    case int64(Int64)
+    case uint64(UInt64)
+    case double(Double)
+    case string(String)
+    case objectPath(String)
+    case signature(String)
+    case unixFD(Int32)
+    case array(String, [DBusValue])
+    case structure([DBusValue])
+    case dictEntry(DBusValue, DBusValue)
+    case variant(DBusValue)
+
+    /// The value's D-Bus type signature.
+    public var signature: String {
+        switch self {
+        case .byte: return "y"
+        case .bool: return "b"
+        case .int16: return "n"
+        case .uint16: return "q"
+        case .int32: return "i"
+        case .uint32: return "u"
+        case .int64: return "x"
+        case .uint64: return "t"
+        case .double: return "d"
+        case .string: return "s"
+        case .objectPath: return "o"
+        case .signature: return "g"
+        case .unixFD: return "h"
+        case .array(let element, _): return "a" + element
+        case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
+        case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
+        case .variant: return "v"
+        }
+    }
+
+    /// `a{sv}` from a Swift dictionary (keys sorted, so the message is deterministic).
+    public static func properties(_ values: [String: DBusValue]) -> DBusValue {
+        .array("{sv}", values.keys.sorted().map { .dictEntry(.string($0), .variant(values[$0]!)) })
+    }
+
+    /// The value inside any number of variants.
+    public var unwrapped: DBusValue {
+        if case .variant(let inner) = self { return inner.unwrapped }
+        return self
+    }
+
+    /// A string, object path or signature.
+    public var string: String? {
+        switch unwrapped {
+        case .string(let s), .objectPath(let s), .signature(let s): return s
+        default: return nil
+        }
+    }
+
+    public var bool: Bool? {
+        if case .bool(let b) = unwrapped { return b }
+        return nil
+    }
+
+    /// Any integer type, widened.
+    public var integer: Int? {
+        switch unwrapped {
+        case .byte(let v): return Int(v)
+        case .int16(let v): return Int(v)
+        case .uint16(let v): return Int(v)
+        case .int32(let v): return Int(v)
+        case .uint32(let v): return Int(v)
+        case .int64(let v): return Int(v)
+        case .uint64(let v): return Int(exactly: v)
+        default: return nil
+        }
+    }
+
+    /// The elements of an array.
+    public var elements: [DBusValue]? {
+        if case .array(_, let items) = unwrapped { return items }
+        return nil
+    }
+
+    /// The strings of an `as`.
+    public var strings: [String]? { elements?.compactMap(\.string) }
+
+    /// An array of dict entries with string-like keys as a dictionary (`a{sv}`, `a{oa{sv}}`, …).
+    public var dictionary: [String: DBusValue]? {
+        guard let items = elements else { return nil }
+        var out: [String: DBusValue] = [:]
+        for item in items {
+            guard case .dictEntry(let key, let value) = item, let name = key.string else { return nil }
+            out[name] = value
+        }
+        return out
+    }
+}
+
+/// An error reply (or a local failure) in D-Bus terms: `org.bluez.Error.AuthenticationFailed` and its text.
+public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The error name.
+    public var name: String
+    /// Its human-readable message.
+    public var message: String
+
+    public init(name: String, message: String) {
+        self.name = name
+        self.message = message
+    }
+
+    /// A local failure of the sd-bus call `call` with a negative errno.
+    public init(call: String, errno code: Int32) {
+        self.name = "carbridge.Error.Local"
+        self.message = "\(call): \(String(cString: strerrorText(code)))"
+    }
+
+    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+
+    /// True when nobody owns the destination (no bluetoothd on the bus; the bus could not start it
+    /// either: `Spawn.*`, e.g. a disabled bluetooth.service) or the bus itself is missing.
+    public var meansServiceMissing: Bool {
+        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
+            || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name == "carbridge.Error.NoBus"
+    }
+}
+
+import Glibc
+
+func strerrorText(_ code: Int32) -> UnsafeMutablePointer<CChar> { strerror(code < 0 ? -code : code) }
