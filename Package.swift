@@ -86,7 +86,8 @@ let package = Package(
         .target(
             name: "DriveDashboard",
             dependencies: [
-                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveTerminal", "DriveRuntime",
+                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveTerminal", "DriveRuntime", "DriveBluetooth",
+                "DriveMapping",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Metrics", package: "swift-metrics"),

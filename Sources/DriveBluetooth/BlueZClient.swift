@@ -156,7 +156,7 @@ public final class BlueZSession {
         do {
             client = try BlueZClient(loop: loop)
         } catch {
-            throw BluetoothFailure(error.message, noBluetoothd: true)
+            throw BluetoothFailure(noBus: error)
         }
     }
 
@@ -198,11 +198,7 @@ public final class BlueZSession {
         }
         switch result {
         case .success(let value): return value
-        case .failure(let error):
-            if error.meansServiceMissing {
-                throw BluetoothFailure("bluetoothd is not running (nobody owns org.bluez on the system bus)", noBluetoothd: true)
-            }
-            throw BluetoothFailure("\(what) failed: \(error)", dbus: error)
+        case .failure(let error): throw BluetoothFailure(what, failed: error)
         }
     }
 
@@ -224,6 +220,20 @@ public struct BluetoothFailure: Error, CustomStringConvertible {
         self.description = description
         self.noBluetoothd = noBluetoothd
         self.dbus = dbus
+    }
+
+    /// The sentence for the call `what` that failed with `error` (no bluetoothd on the bus: `noBluetoothd`).
+    public init(_ what: String, failed error: DBusError) {
+        if error.meansServiceMissing {
+            self.init("bluetoothd is not running (nobody owns org.bluez on the system bus)", noBluetoothd: true)
+        } else {
+            self.init("\(what) failed: \(error)", dbus: error)
+        }
+    }
+
+    /// The sentence for a bus that cannot be reached at all (`BlueZClient(loop:)` threw).
+    public init(noBus error: DBusError) {
+        self.init(error.message, noBluetoothd: true)
     }
 }
 

@@ -82,6 +82,46 @@ public enum ConfigFileEditor {
         return rounded
     }
 
+    /// Saves the car's link as `[link] url` in the config file at `path` (the dashboard's Bluetooth
+    /// search: `rfcomm://ADDRESS`), like `saveNeutral`: the key's line replaced (or added, with the
+    /// `[link]` table if there is none) keeping every other line and comment, the edited text validated
+    /// as a whole config (with `resolver`) before it replaces the file atomically; a file that would not
+    /// be valid afterwards is left as it was (its problems as file:line errors). A run without a config
+    /// file (`path` nil) has nowhere to save it: that is an error with the reason. Returns the path.
+    @discardableResult
+    public static func saveLinkURL(
+        _ url: String, file path: String?, resolver: any EventCodeResolver
+    ) throws(ConfigErrors) -> String {
+        let key = "link.url"
+        guard let path else {
+            throw ConfigErrors([ConfigError(
+                file: "(no config file)", line: nil, key: key,
+                message: "this run was started without a config file: nowhere to save \(url) (start it with --config FILE)")])
+        }
+        let text: String
+        do {
+            text = try read(path)
+        } catch {
+            throw ConfigErrors([error])
+        }
+        var literal = ""
+        TOMLString.append(url, to: &literal)
+        let edited = set(in: text, table: "link", key: "url", value: literal)
+        let config = try CarbridgeConfig.load(text: edited, file: path, resolver: resolver)
+        guard config.link.url == url else {
+            throw ConfigErrors([ConfigError(
+                file: path, line: config.lines[key], key: key,
+                message: "the file was not changed: editing it did not set url = \"\(url)\"; set it by hand")])
+        }
+        do {
+            try TextFile.writeAtomically(edited, to: path)
+        } catch {
+            throw ConfigErrors([ConfigError(
+                file: path, line: nil, key: nil, message: "cannot write the config file (\(error.reason))")])
+        }
+        return path
+    }
+
     /// The text of the config file at `path`; an unreadable file is a `ConfigError` naming it.
     static func read(_ path: String) throws(ConfigError) -> String {
         do {
@@ -89,5 +129,26 @@ public enum ConfigFileEditor {
         } catch {
             throw ConfigError(file: path, line: nil, key: nil, message: "cannot read the config file (\(error.reason))")
         }
+    }
+}
+
+/// A TOML basic string literal (quotes, backslashes and control characters escaped).
+enum TOMLString {
+    static func append(_ value: String, to text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16, uppercase: true)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        text += "\""
     }
 }

@@ -7,6 +7,8 @@ import DriveCore
 /// {"c":"f","n":3}          F1…F5
 /// {"c":"steer","deg":-35}  θ in degrees (−90…90, positive right)
 /// {"c":"ping"}             "still here" (a steering tab sends it every 250 ms)
+/// {"c":"bt_scan"}          start the Bluetooth search (12 s, through bluetoothd)
+/// {"c":"bt_pick","addr":"98:D3:31:F5:2A:11"}   save this car (from the search's results) as link.url
 /// ```
 ///
 /// Parsing is strict and pure: anything else — not JSON, nested values, unknown or repeated keys, a
@@ -17,6 +19,10 @@ public enum ClientMessage: Hashable, Sendable {
     case control(Control)
     /// Keep-alive from a tab (it may be steering).
     case ping
+    /// Start a Bluetooth search (`bt_scan`).
+    case bluetoothScan
+    /// Save the car at this address (`AA:BB:CC:DD:EE:FF`, upper case) as the link (`bt_pick`).
+    case bluetoothPick(address: String)
 
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
@@ -63,15 +69,23 @@ public enum ClientMessage: Hashable, Sendable {
             return number
         }
         switch name {
-        case "engine", "speed_up", "speed_down", "gear", "ping":
+        case "engine", "speed_up", "speed_down", "gear", "ping", "bt_scan":
             try only(["c"])
             switch name {
             case "engine": return .control(.engine)
             case "speed_up": return .control(.speedUp)
             case "speed_down": return .control(.speedDown)
             case "gear": return .control(.gear)
+            case "bt_scan": return .bluetoothScan
             default: return .ping
             }
+        case "bt_pick":
+            try only(["c", "addr"])
+            guard let value = fields["addr"] else { throw Rejection("\"bt_pick\" needs \"addr\"") }
+            guard case .string(let text) = value, let address = bluetoothAddress(text) else {
+                throw Rejection("\"addr\" must be a Bluetooth address like 98:D3:31:F5:2A:11")
+            }
+            return .bluetoothPick(address: address)
         case "f":
             try only(["c", "n"])
             let n = try number("n")
@@ -85,6 +99,25 @@ public enum ClientMessage: Hashable, Sendable {
         default:
             throw Rejection("unknown control \"\(name.prefix(32))\"")
         }
+    }
+}
+
+extension ClientMessage {
+    /// `text` as a Bluetooth address in upper case (`AA:BB:CC:DD:EE:FF`: six pairs of hex digits
+    /// separated by colons, nothing else), or nil.
+    public static func bluetoothAddress(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 17 else { return nil }
+        for (index, byte) in bytes.enumerated() {
+            if index % 3 == 2 {
+                guard byte == UInt8(ascii: ":") else { return nil }
+            } else {
+                let hex = (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+                    || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                guard hex else { return nil }
+            }
+        }
+        return text.uppercased()
     }
 }
 

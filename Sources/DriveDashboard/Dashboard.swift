@@ -1,6 +1,7 @@
 import DriveConfig
 import DriveCore
 import DriveLink
+import DriveMapping
 import DriveRuntime
 import DriveSystem
 import DriveTerminal
@@ -21,21 +22,37 @@ public final class Dashboard: RunSessionExtension {
     public let metrics = DashboardMetrics()
     private let logger: Logger
     private let maxSpeed: Int
+    private let linkSaver: DashboardLoop.LinkSaver
     private var core: DashboardLoop?
     private var server: DashboardServer?
     /// The port listened on, once started (useful with port 0).
     public private(set) var port: Int?
 
-    /// A dashboard for `settings` (whose `listen` must be set).
-    public init(settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger) {
+    /// A dashboard for `settings` (whose `listen` must be set). A car picked in its Bluetooth search is
+    /// saved as `link.url` in `configFile` (the file the run was started with; nil: none, and a pick is
+    /// refused with the reason), validated with `resolver` like every config edit.
+    public init(
+        settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger, configFile: String? = nil,
+        resolver: (any EventCodeResolver)? = nil
+    ) {
         self.settings = settings
         self.maxSpeed = maxSpeed
         self.logger = logger
+        linkSaver = { (url: String) throws(ConfigErrors) -> String in
+            guard let resolver else {
+                throw ConfigErrors([ConfigError(file: configFile ?? "(no config file)", line: nil, key: "link.url",
+                                                message: "this dashboard cannot edit the config file")])
+            }
+            return try ConfigFileEditor.saveLinkURL(url, file: configFile, resolver: resolver)
+        }
     }
 
     public func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
         guard let address = settings.listen else { return }
-        let core = DashboardLoop(bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed)
+        let core = DashboardLoop(
+            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed,
+            scanner: { [loop] in BlueZScanner(loop: loop) }, saveLink: linkSaver)
+        core.logger = logger
         self.core = core
         let bound = LoopBound(core)
         let submitter = loop.submitter
@@ -64,15 +81,27 @@ public final class Dashboard: RunSessionExtension {
 /// The dashboard's part on the event loop: it sits between the bridge and the run's view model (the
 /// bridge's observer, passing everything on), keeps what only the dashboard shows (the last frames, the
 /// retry instant), updates the metrics, publishes a state on every change of the model, and applies the
-/// browsers' controls through `SteeringGuard`. Loop thread only.
+/// browsers' controls through `SteeringGuard`, and runs the Bluetooth search (`BluetoothSearch`: a
+/// `BluetoothScanning` on the loop, bounded by a loop timer; a pick saved through `saveLink`). Loop
+/// thread only.
 final class DashboardLoop: BridgeObserver {
+    /// Saves a link URL in the run's config file and returns the file's path, or the reason it could not.
+    typealias LinkSaver = (String) throws(ConfigErrors) -> String
+
     private let bridge: Bridge
     private let model: RunViewModel?
     private let loop: EventLoop
     private let metrics: DashboardMetrics
     private let maxSpeed: Int
     var hub: DashboardHub?
+    /// Where the search's outcomes are logged (nil: nowhere).
+    var logger: Logger?
     private var steering = SteeringGuard()
+    private let makeScanner: () -> any BluetoothScanning
+    private let saveLink: LinkSaver
+    private var search = BluetoothSearch()
+    private var scanner: (any BluetoothScanning)?
+    private var scanTimer: EventLoop.TimerID?
     private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.steeringTick() }
     private var recentFrames: [(frame: Frame, time: Instant)] = []
     private var retryAt: Instant?
@@ -82,7 +111,12 @@ final class DashboardLoop: BridgeObserver {
     /// How many recent frames are shown.
     static let frameHistory = 12
 
-    init(bridge: Bridge, model: RunViewModel, loop: EventLoop, metrics: DashboardMetrics, maxSpeed: Int) {
+    init(
+        bridge: Bridge, model: RunViewModel, loop: EventLoop, metrics: DashboardMetrics, maxSpeed: Int,
+        scanner: @escaping () -> any BluetoothScanning, saveLink: @escaping LinkSaver
+    ) {
+        self.makeScanner = scanner
+        self.saveLink = saveLink
         self.bridge = bridge
         self.model = model
         self.loop = loop
@@ -97,6 +131,7 @@ final class DashboardLoop: BridgeObserver {
     /// Gives the bridge back to the model alone.
     func detach() {
         timer.cancel()
+        stopScan()
         if bridge.observer === self { bridge.observer = model }
     }
 
@@ -105,7 +140,8 @@ final class DashboardLoop: BridgeObserver {
         guard let hub, let model else { return }
         var run = model.snapshot
         if steering.hasSteeringClient { run.inputs.append("browser (steering)") }
-        hub.publish(DashboardState(run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed))
+        hub.publish(DashboardState(
+            run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed, bluetooth: search.state))
     }
 
     /// An event from a browser connection with controls.
@@ -114,12 +150,71 @@ final class DashboardLoop: BridgeObserver {
         let wasSteering = steering.hasSteeringClient
         let controls: [Control]
         switch event {
-        case .message(let message): controls = steering.received(message, from: client, at: now)
+        case .message(let message):
+            controls = steering.received(message, from: client, at: now)
+            switch message {
+            case .bluetoothScan: startScan(at: now)
+            case .bluetoothPick(let address): pick(address)
+            case .control, .ping: break
+            }
         case .disconnected: controls = steering.disconnected(client, at: now)
         }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
         if wasSteering != steering.hasSteeringClient { publish() }
+    }
+
+    // MARK: Bluetooth search
+
+    /// The search's state as the page shows it.
+    var bluetoothSearch: BluetoothSearchState { search.state }
+
+    private func startScan(at now: Instant) {
+        guard search.begin(at: now) else { return publish() }
+        let scanner = makeScanner()
+        self.scanner = scanner
+        if let deadline = search.deadline {
+            scanTimer = loop.schedule(at: deadline) { [weak self] in self?.scanTimeUp() }
+        }
+        publish()
+        scanner.start { [weak self, weak scanner] event in
+            guard let self, let scanner, self.scanner === scanner else { return }
+            self.search.received(event)
+            if case .failed(let sentence) = event {
+                self.logger?.notice("dashboard: Bluetooth search: \(sentence)")
+                self.stopScan()
+            }
+            self.publish()
+        }
+    }
+
+    private func scanTimeUp() {
+        scanTimer = nil
+        stopScan()
+        search.finish()
+        publish()
+    }
+
+    private func stopScan() {
+        if let scanTimer { loop.cancel(scanTimer) }
+        scanTimer = nil
+        let running = scanner
+        scanner = nil
+        running?.stop()
+    }
+
+    private func pick(_ address: String) {
+        defer { publish() }
+        guard let url = search.pick(address) else { return }
+        do {
+            let file = try saveLink(url)
+            search.saved(url, in: file)
+            logger?.notice("dashboard: saved link.url = \"\(url)\" in \(file) (takes effect at the next start)")
+        } catch {
+            let reason = error.errors.map(\.description).joined(separator: "; ")
+            search.notSaved(url, because: reason)
+            logger?.warning("dashboard: could not save link.url = \"\(url)\": \(reason)")
+        }
     }
 
     private func steeringTick() {

@@ -32,6 +32,25 @@ public struct DashboardAccess: Sendable {
         case control
     }
 
+    /// What the web side does with a valid message from a connection with `grant`.
+    public enum Admission: Hashable, Sendable {
+        /// Hand it to the loop.
+        case forward
+        /// Drop it silently (a view-only tab's ping).
+        case drop
+        /// Answer `{"type":"rejected","reason":…}`.
+        case refuse(String)
+    }
+
+    /// Controls, the Bluetooth search and picking a car need a grant with controls; a view-only
+    /// connection's are refused with the grant's reason.
+    public static func admit(_ message: ClientMessage, grant: Grant) -> Admission {
+        switch grant {
+        case .control: return .forward
+        case .viewOnly(let reason): return message == .ping ? .drop : .refuse("refused: \(reason)")
+        }
+    }
+
     /// The grant of a connection that holds `session` (a valid session id, or nil).
     public func grant(sessionValid: Bool) -> Grant {
         guard controls else { return .viewOnly(reason: "this dashboard is view only ([dashboard] controls = false)") }

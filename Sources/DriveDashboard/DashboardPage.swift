@@ -36,6 +36,11 @@ ul.log .t { color:var(--dim); margin-right:.6em; }
 #controls button:active { background:var(--accent); }
 #steer { width:100%; height:3em; touch-action:none; }
 #rejections li { color:var(--bad); }
+#bt-scan, #bt-devices button { font-size:1.1em; min-height:2.2em; padding:0 .8em; border-radius:.4em; border:0; background:#2d3745; color:var(--text); touch-action:manipulation; }
+#bt-scan:disabled { opacity:.5; }
+#bt-devices li { display:flex; gap:.6em; align-items:center; justify-content:space-between; padding:.2em 0; }
+#bt-status { color:var(--dim); margin:.4em 0; }
+#bt-status[data-phase=failed] { color:var(--warn); }
 .hidden { display:none !important; }
 input[type=password] { font-size:1.1em; padding:.3em; }
 </style>
@@ -97,6 +102,12 @@ input[type=password] { font-size:1.1em; padding:.3em; }
       <button type="submit">Unlock</button>
     </form>
     <div id="controls-note"></div>
+  </section>
+  <section id="bt-section" class="hidden">
+    <h2>Bluetooth</h2>
+    <button id="bt-scan">Search for cars</button>
+    <div id="bt-status" data-phase="idle">Search, then pick the car: it is saved as link.url in the config file and used from the next start.</div>
+    <ul class="log" id="bt-devices"></ul>
   </section>
   <section>
     <h2>Frames sent <span id="frames-sent">0</span></h2>
@@ -185,6 +196,30 @@ function render(s) {
   $("car").scrollTop = $("car").scrollHeight;
   list("inputs", s.inputs.length ? s.inputs : ["none"], (li, t) => { li.textContent = t; });
   list("notices", s.notices.slice(-8), (li, t) => { li.textContent = t; });
+  if (s.bt) renderBluetooth(s.bt);
+}
+
+// The Bluetooth search: its sentence and the devices found, each with a button that saves it as the link.
+function renderBluetooth(bt) {
+  const status = $("bt-status");
+  status.dataset.phase = bt.phase;
+  if (bt.message) status.textContent = bt.message;
+  $("bt-scan").disabled = bt.phase === "searching";
+  $("bt-scan").textContent = bt.phase === "searching" ? "Searching…" : "Search for cars";
+  list("bt-devices", bt.devices, (li, d) => {
+    const details = [];
+    if (d.rssi !== undefined) details.push(d.rssi + " dBm");
+    if (d.paired) details.push("paired");
+    if (d.serial) details.push("serial port");
+    const label = document.createElement("span");
+    label.textContent = d.addr + "  " + (d.name || "(no name)") + (details.length ? "  [" + details.join(", ") + "]" : "");
+    const use = document.createElement("button");
+    const url = "rfcomm://" + d.addr;
+    use.textContent = bt.saved === url ? "saved" : "Use this car";
+    use.dataset.addr = d.addr;
+    use.addEventListener("click", () => send({ c: "bt_pick", addr: d.addr }));
+    li.appendChild(label); li.appendChild(use);
+  });
 }
 
 function showLink() {
@@ -216,6 +251,7 @@ function onHello(m) {
   $("controls").classList.toggle("hidden", !m.controls && !m.tokenLogin);
   $("login").classList.toggle("hidden", m.controls || !m.tokenLogin);
   $("controls-note").textContent = m.controls ? "" : (m.reason || "");
+  $("bt-section").classList.toggle("hidden", !(m.controls || m.tokenLogin));
   document.body.dataset.controls = m.controls;
   clearInterval(pingTimer);
   if (m.controls) pingTimer = setInterval(() => send({ c: "ping" }), 250);
@@ -238,6 +274,7 @@ function connect() {
 
 const buttons = { "btn-engine": { c: "engine" }, "btn-speed-up": { c: "speed_up" }, "btn-speed-down": { c: "speed_down" }, "btn-gear": { c: "gear" } };
 for (const [id, message] of Object.entries(buttons)) $(id).addEventListener("click", () => send(message));
+$("bt-scan").addEventListener("click", () => send({ c: "bt_scan" }));
 for (let n = 1; n <= 5; n++) $("btn-f" + n).addEventListener("click", () => send({ c: "f", n }));
 // The slider: at most 20 steer messages a second; letting go centres it, like a stick's spring.
 const steer = $("steer");

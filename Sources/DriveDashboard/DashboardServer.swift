@@ -275,12 +275,10 @@ public final class DashboardServer: @unchecked Sendable {
                     await reject(error.reason)
                     continue
                 }
-                switch grant {
-                case .control:
-                    hub.send(.message(parsed), from: client)
-                case .viewOnly(let reason):
-                    if parsed == .ping { continue }
-                    await reject("refused: \(reason)")
+                switch DashboardAccess.admit(parsed, grant: grant) {
+                case .forward: hub.send(.message(parsed), from: client)
+                case .drop: continue
+                case .refuse(let reason): await reject(reason)
                 }
             }
         } catch {

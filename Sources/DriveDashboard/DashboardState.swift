@@ -14,10 +14,16 @@ public struct DashboardState: Sendable {
     public var retryAt: Instant?
     /// `drive.max_speed`.
     public var maxSpeed: Int
+    /// The Bluetooth search.
+    public var bluetooth: BluetoothSearchState
 
     /// Creates a state.
-    public init(run: RunSnapshot, recentFrames: [(frame: Frame, time: Instant)] = [], retryAt: Instant? = nil, maxSpeed: Int = 240) {
+    public init(
+        run: RunSnapshot, recentFrames: [(frame: Frame, time: Instant)] = [], retryAt: Instant? = nil, maxSpeed: Int = 240,
+        bluetooth: BluetoothSearchState = BluetoothSearchState()
+    ) {
         self.run = run
+        self.bluetooth = bluetooth
         self.recentFrames = recentFrames
         self.retryAt = retryAt
         self.maxSpeed = maxSpeed
@@ -67,6 +73,18 @@ public struct DashboardState: Sendable {
         }
         out.stringArray("inputs", run.inputs)
         out.stringArray("notices", run.notices)
+        out.object("bt") { w in
+            w.field("phase", bluetooth.phase.rawValue)
+            w.field("message", bluetooth.message)
+            if let saved = bluetooth.saved { w.field("saved", saved) }
+            w.array("devices", bluetooth.devices) { d, device in
+                d.field("addr", device.address)
+                if let name = device.name { d.field("name", name) }
+                if let rssi = device.rssi { d.field("rssi", rssi) }
+                d.field("paired", device.paired)
+                d.field("serial", device.serialPort)
+            }
+        }
         return out.finish()
     }
 }
@@ -118,6 +136,13 @@ struct JSONWriter {
             text += inner.finish()
         }
         text += "]"
+    }
+
+    mutating func object(_ key: String, _ body: (inout JSONWriter) -> Void) {
+        key_(key)
+        var inner = JSONWriter()
+        body(&inner)
+        text += inner.finish()
     }
 
     mutating func finish() -> String {

@@ -106,7 +106,9 @@ struct RunCommand: CarbridgeCommand {
         let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
         // The dashboard's server (and its threads) exists only when it is enabled.
         if config.dashboard.listen != nil {
-            session.extensions.append(Dashboard(settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger))
+            session.extensions.append(Dashboard(
+                settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger, configFile: config.file,
+                resolver: EventCodeNames()))
         }
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }

@@ -65,4 +65,22 @@ final class ClientMessageTests: XCTestCase {
             XCTAssertTrue(reason(#"{"c":"\#(name)"}"#).contains("unknown control"), name)
         }
     }
+
+    func testBluetoothSearchAndPick() {
+        XCTAssertEqual(parse(#"{"c":"bt_scan"}"#), .bluetoothScan)
+        XCTAssertEqual(parse(#"{"c":"bt_pick","addr":"98:D3:31:F5:2A:11"}"#), .bluetoothPick(address: "98:D3:31:F5:2A:11"))
+        XCTAssertEqual(parse(#"{"addr":"98:d3:31:f5:2a:1b","c":"bt_pick"}"#), .bluetoothPick(address: "98:D3:31:F5:2A:1B"))
+        XCTAssertTrue(reason(#"{"c":"bt_scan","seconds":60}"#).contains("unexpected key \"seconds\""))
+        XCTAssertTrue(reason(#"{"c":"bt_pick"}"#).contains("needs \"addr\""))
+        XCTAssertTrue(reason(#"{"c":"bt_pick","addr":"98:D3:31:F5:2A:11","name":"HC-05"}"#).contains("unexpected key \"name\""))
+        for bad in [
+            #""98:D3:31:F5:2A""#, #""98:D3:31:F5:2A:11:00""#, #""98-D3-31-F5-2A-11""#, #""98:D3:31:F5:2A:1G""#,
+            #""98:D3:31:F5:2A:1""#, #""HC-05""#, #""""#, #"" 98:D3:31:F5:2A:11""#, "981331",
+        ] {
+            let text = #"{"c":"bt_pick","addr":\#(bad)}"#
+            XCTAssertTrue(reason(text).contains("Bluetooth address"), text)
+        }
+        XCTAssertNil(ClientMessage.bluetoothAddress("98:D3:31:F5:2A:11\n"))
+        XCTAssertEqual(ClientMessage.bluetoothAddress("aa:bb:cc:dd:ee:ff"), "AA:BB:CC:DD:EE:FF")
+    }
 }

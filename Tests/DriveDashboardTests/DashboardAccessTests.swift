@@ -1,3 +1,4 @@
+import DriveCore
 import XCTest
 
 @testable import DriveDashboard
@@ -17,6 +18,20 @@ final class DashboardAccessTests: XCTestCase {
         XCTAssertEqual(access.grant(sessionValid: true), .control)
         guard case .viewOnly(let reason) = access.grant(sessionValid: false) else { return XCTFail() }
         XCTAssertTrue(reason.contains("token"))
+    }
+
+    func testViewOnlyConnectionsCannotSearchOrPick() {
+        let token = DashboardAccess(controls: true, token: "0123456789abcdef")
+        for grant in [token.grant(sessionValid: false), DashboardAccess(controls: false, token: nil).grant(sessionValid: true)] {
+            guard case .viewOnly(let why) = grant else { return XCTFail("\(grant)") }
+            for message in [ClientMessage.bluetoothScan, .bluetoothPick(address: "98:D3:31:F5:2A:11"), .control(.engine)] {
+                XCTAssertEqual(DashboardAccess.admit(message, grant: grant), .refuse("refused: \(why)"), "\(message)")
+            }
+            XCTAssertEqual(DashboardAccess.admit(.ping, grant: grant), .drop)
+        }
+        let control = token.grant(sessionValid: true)
+        XCTAssertEqual(DashboardAccess.admit(.bluetoothScan, grant: control), .forward)
+        XCTAssertEqual(DashboardAccess.admit(.bluetoothPick(address: "98:D3:31:F5:2A:11"), grant: control), .forward)
     }
 
     func testTokenComparison() {

@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveCore
 import DriveLink
 import DriveRuntime
@@ -40,7 +41,9 @@ final class DashboardLoopTests: XCTestCase {
         let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         let model = RunViewModel(observing: bridge)
         let metrics = DashboardMetrics()
-        let core = DashboardLoop(bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: 240)
+        let core = DashboardLoop(
+            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: 240,
+            scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
         let hub = DashboardHub { _, _ in }
         core.hub = hub
         bridge.start()
@@ -113,5 +116,153 @@ final class DashboardLoopTests: XCTestCase {
         let json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
         XCTAssertTrue(json.contains(#""speed":0"#), json)
         XCTAssertTrue(json.contains("BAT 7.4V"), json)
+    }
+}
+
+/// A scanner the test drives: it records start/stop and sends the events the test gives it.
+final class FakeScanner: BluetoothScanning {
+    private(set) var started = 0
+    private(set) var stopped = 0
+    private var event: ((ScanEvent) -> Void)?
+    /// Sent synchronously from `start` (a scanner that fails at once, as BlueZ does without a bus).
+    var immediate: ScanEvent?
+
+    func start(_ event: @escaping (ScanEvent) -> Void) {
+        started += 1
+        self.event = event
+        if let immediate { event(immediate) }
+    }
+
+    func stop() {
+        stopped += 1
+        event = nil
+    }
+
+    /// Sends `update` as the scanner would (nothing once stopped).
+    func send(_ update: ScanEvent) { event?(update) }
+    var running: Bool { event != nil }
+}
+
+/// The Bluetooth search on the loop, with a fake scanner and a recording saver on a manual clock.
+final class DashboardBluetoothSearchTests: XCTestCase {
+    private var scanners: [FakeScanner] = []
+    private var saves: [String] = []
+    private var saveResult: Result<String, ConfigErrors> = .success("/etc/carbridge/red.toml")
+    private var immediate: ScanEvent?
+
+    private func make() throws -> (EventLoop, DashboardLoop, DashboardHub, Bridge) {
+        let loop = try EventLoop(clock: .manual)
+        let link = TestLink(loop: loop)
+        let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let model = RunViewModel(observing: bridge)
+        let core = DashboardLoop(
+            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            scanner: { [unowned self] in
+                let scanner = FakeScanner()
+                scanner.immediate = self.immediate
+                self.scanners.append(scanner)
+                return scanner
+            },
+            saveLink: { [unowned self] (url: String) throws(ConfigErrors) -> String in
+                self.saves.append(url)
+                return try self.saveResult.get()
+            })
+        let hub = DashboardHub { _, _ in }
+        core.hub = hub
+        bridge.start()
+        return (loop, core, hub, bridge)
+    }
+
+    private let hc05 = ScannedDevice(address: "98:D3:31:F5:2A:11", rssi: -58)
+
+    func testResultsReachTheHubAndTheSearchEndsAfterItsBound() throws {
+        let (loop, core, hub, _) = try make()
+        let start = loop.now()
+        core.handle(.message(.bluetoothScan), from: 1)
+        XCTAssertEqual(scanners.count, 1)
+        let scanner = try XCTUnwrap(scanners.first)
+        XCTAssertEqual(scanner.started, 1)
+        XCTAssertEqual(core.bluetoothSearch.phase, .searching)
+        scanner.send(.started(adapter: "hci0 (00:1A:7D:DA:71:13)"))
+        try loop.advance(by: .seconds(2))
+        scanner.send(.found(hc05))
+        var json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""bt":{"phase":"searching","message":"searching on hci0 (00:1A:7D:DA:71:13) for 12 s…","devices":[{"addr":"98:D3:31:F5:2A:11","rssi":-58,"paired":false,"serial":false}]}"#), json)
+        // The name comes later (an HC-05 says it ~10 s in): the same entry, the RSSI kept.
+        try loop.advance(by: .seconds(8))
+        scanner.send(.found(ScannedDevice(address: "98:D3:31:F5:2A:11", name: "HC-05", paired: true, serialPort: true)))
+        scanner.send(.found(ScannedDevice(address: "00:11:22:33:44:55")))
+        XCTAssertEqual(core.bluetoothSearch.devices, [
+            ScannedDevice(address: "98:D3:31:F5:2A:11", name: "HC-05", rssi: -58, paired: true, serialPort: true),
+            ScannedDevice(address: "00:11:22:33:44:55"),
+        ])
+        // A second bt_scan while searching starts nothing.
+        core.handle(.message(.bluetoothScan), from: 2)
+        XCTAssertEqual(scanners.count, 1)
+        // 12 s after the start: stopped, finished; later events are ignored.
+        try loop.advance(to: start.advanced(by: .milliseconds(11_999)))
+        XCTAssertTrue(scanner.running)
+        try loop.advance(to: start.advanced(by: .seconds(12)))
+        XCTAssertFalse(scanner.running)
+        XCTAssertEqual(scanner.stopped, 1)
+        XCTAssertEqual(core.bluetoothSearch.phase, .finished)
+        XCTAssertEqual(core.bluetoothSearch.message, "found 2 devices in 12 s: pick the car")
+        json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#"{"addr":"98:D3:31:F5:2A:11","name":"HC-05","rssi":-58,"paired":true,"serial":true}"#), json)
+        XCTAssertTrue(json.contains(#""phase":"finished""#), json)
+        // A new search starts afresh.
+        core.handle(.message(.bluetoothScan), from: 1)
+        XCTAssertEqual(scanners.count, 2)
+        XCTAssertEqual(core.bluetoothSearch.devices, [])
+        try loop.advance(by: .seconds(12))
+        XCTAssertEqual(core.bluetoothSearch.message, "no Bluetooth devices answered within 12 s (is the car switched on and discoverable?)")
+    }
+
+    func testNoBluetoothdShowsTheSentence() throws {
+        immediate = .failed("bluetoothd is not running (nobody owns org.bluez on the system bus)")
+        let (loop, core, hub, _) = try make()
+        core.handle(.message(.bluetoothScan), from: 1)
+        XCTAssertEqual(core.bluetoothSearch.phase, .failed)
+        XCTAssertEqual(core.bluetoothSearch.message, "bluetoothd is not running (nobody owns org.bluez on the system bus)")
+        XCTAssertEqual(scanners.first?.stopped, 1)
+        let json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""bt":{"phase":"failed","message":"bluetoothd is not running"#), json)
+        // The bound's timer went with it: nothing changes 12 s later; a new search may start.
+        try loop.advance(by: .seconds(13))
+        XCTAssertEqual(core.bluetoothSearch.phase, .failed)
+        immediate = nil
+        core.handle(.message(.bluetoothScan), from: 1)
+        XCTAssertEqual(core.bluetoothSearch.phase, .searching)
+        XCTAssertEqual(scanners.count, 2)
+    }
+
+    func testPickOnlyAnAddressOfTheCurrentResults() throws {
+        let (loop, core, hub, bridge) = try make()
+        let linkName = bridge.link.name
+        // Before any search: refused, nothing saved.
+        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        XCTAssertEqual(saves, [])
+        XCTAssertEqual(core.bluetoothSearch.message, "not saved: 98:D3:31:F5:2A:11 was not found by the last search")
+        core.handle(.message(.bluetoothScan), from: 1)
+        scanners[0].send(.found(hc05))
+        core.handle(.message(.bluetoothPick(address: "00:11:22:33:44:55")), from: 1)
+        XCTAssertEqual(saves, [])
+        // One of the results: saved, during the search or after it.
+        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        XCTAssertEqual(saves, ["rfcomm://98:D3:31:F5:2A:11"])
+        XCTAssertEqual(core.bluetoothSearch.saved, "rfcomm://98:D3:31:F5:2A:11")
+        XCTAssertEqual(core.bluetoothSearch.message,
+            #"saved link.url = "rfcomm://98:D3:31:F5:2A:11" in /etc/carbridge/red.toml; takes effect at the next start (the running link is not switched)"#)
+        let json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""saved":"rfcomm://98:D3:31:F5:2A:11""#), json)
+        XCTAssertEqual(bridge.link.name, linkName, "the running link is not switched")
+        // A save that fails says why.
+        saveResult = .failure(ConfigErrors([ConfigError(
+            file: "(no config file)", line: nil, key: "link.url", message: "this run was started without a config file")]))
+        try loop.advance(by: .seconds(12))
+        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        XCTAssertEqual(saves.count, 2)
+        XCTAssertEqual(core.bluetoothSearch.message,
+            "not saved (rfcomm://98:D3:31:F5:2A:11): (no config file): link.url: this run was started without a config file")
     }
 }

@@ -84,6 +84,7 @@ def view_only_part(args, driver):
         checks.check("page shows connected", wait_for(driver, lambda d: attr(d, "link", "data-state") == "up")
                      and text(driver, "link") == "connected", text(driver, "link"))
         checks.check("view only: no controls shown", attr(driver, "controls-section", "class") == "hidden")
+        checks.check("view only: no Bluetooth search shown", attr(driver, "bt-section", "class") == "hidden")
         # Keyboard steering (the terminal) turns the wheel.
         cb.type(RIGHT)
         cb.type(RIGHT)
@@ -138,6 +139,11 @@ def controls_part(args, driver):
         checks.check("without the token: clicks send nothing to the car", len(car.texts()) == before, str(car.texts()[before:]))
         checks.check("without the token: the server refused them", ok, text(driver, "rejections"))
         checks.check("without the token: engine still off", attr(driver, "engine", "data-on") == "false")
+        refused = int(driver.find_element(By.TAG_NAME, "body").get_attribute("data-rejections") or 0)
+        click(driver, "bt-scan")
+        ok = wait_for(driver, lambda d: int(d.find_element(By.TAG_NAME, "body").get_attribute("data-rejections") or 0) > refused, 2)
+        checks.check("without the token: the Bluetooth search is refused", ok and attr(driver, "bt-status", "data-phase") == "idle",
+                     text(driver, "rejections"))
         # --- with the token (once), then the cookie.
         driver.get(base + "/?token=" + TOKEN)
         cookies = {c["name"]: c for c in driver.get_cookies()}
@@ -147,6 +153,13 @@ def controls_part(args, driver):
         checks.check("token not left in the address", "token" not in driver.current_url, driver.current_url)
         checks.check("with the token: controls enabled",
                      wait_for(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-controls") == "true"))
+        # The Bluetooth search through bluetoothd: none runs here (nor in CI), so the page says so, as `scan` does.
+        click(driver, "bt-scan", pause=0)
+        ok = wait_for(driver, lambda d: attr(d, "bt-status", "data-phase") in ("failed", "finished"), 3)
+        status = text(driver, "bt-status")
+        checks.check("with the token: Bluetooth search says bluetoothd is missing",
+                     ok and attr(driver, "bt-status", "data-phase") == "failed"
+                     and ("D-Bus system bus" in status or "bluetoothd is not running" in status), status)
         start = len(car.texts())
         for button in ["btn-engine", "btn-speed-up", "btn-speed-up", "btn-gear", "btn-f3"]:
             click(driver, button)
@@ -231,6 +244,9 @@ def security_checks(base, port):
     ws.send(json.dumps({"c": "engine"}))
     reply = next_of_type(ws, "rejected")
     checks.check("no cookie: a control is rejected with a reason", reply and "token" in reply["reason"], str(reply))
+    ws.send(json.dumps({"c": "bt_pick", "addr": "98:D3:31:F5:2A:11"}))
+    reply = next_of_type(ws, "rejected")
+    checks.check("no cookie: a Bluetooth pick is rejected with a reason", reply and "token" in reply["reason"], str(reply))
     ws.close()
     # With a session: bad and oversized messages are rejected with a reason.
     opener = urllib.request.build_opener(NoRedirect())
