@@ -358,13 +358,12 @@ public struct EvemuRecording: Hashable, Sendable {
         }
     }
 
-    /// The former parser, on `Character`s: the reference `parse` is tested against (same recording, same
-    /// errors). About 10× slower; not used by carbridge itself.
+    /// The former parser's path, on `Character`s for every line (no byte fast path): the reference `parse`
+    /// is tested against (same recording, same errors). Shares `LineParser`'s per-line rules, so what it
+    /// checks is the byte-level line splitting and the `E:` fast path. About 10× slower; not used by
+    /// carbridge itself.
     public static func parseByCharacters(_ text: String) throws -> EvemuRecording {
-        var recording = EvemuRecording(info: InputDeviceInfo(name: ""))
-        var section = Section.start
-        var propertyBytes = 0
-        var maskBytes: [UInt16: Int] = [:]
+        var parser = LineParser()
         var lineNumber = 0
         // "\r\n" is one Character in Swift: split on both line ends.
         let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -372,114 +371,11 @@ public struct EvemuRecording: Hashable, Sendable {
             lineNumber += 1
             var line = Substring(rawLine)
             if line.last == "\r" { line = line.dropLast() }
-            if line.hasPrefix("#") {
-                if lineNumber == 1, line.hasPrefix("# EVEMU ") {
-                    recording.formatVersion = String(line.dropFirst(8)).trimmingWhitespace()
-                }
-                continue
-            }
-            if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let prefix = line.prefix(2)
-
-            if section == .start {
-                guard prefix == "N:" else {
-                    throw EvemuError(line: lineNumber, message: "expected \"N: <device name>\" (the evemu-record header), got \"\(line)\"")
-                }
-                let name = String(line.dropFirst(2)).trimmingWhitespace()
-                guard !name.isEmpty else {
-                    throw EvemuError(line: lineNumber, message: "expected a device name after \"N:\"")
-                }
-                recording.info.name = name
-                section = .name
-                continue
-            }
-
-            // Everything but the name may carry a trailing comment.
-            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let fields = content.dropFirst(2).split(whereSeparator: { $0 == " " || $0 == "\t" })
-
-            if section == .name {
-                guard prefix == "I:" else {
-                    throw EvemuError(line: lineNumber, message: "expected \"I: <bustype> <vendor> <product> <version>\" (hex) after the name, got \"\(line)\"")
-                }
-                let ids = fields.compactMap { UInt16($0, radix: 16) }
-                guard fields.count == 4, ids.count == 4 else {
-                    throw EvemuError(line: lineNumber, message: "expected \"I: <bustype> <vendor> <product> <version>\" as four hex numbers, got \"\(line)\"")
-                }
-                recording.info.bustype = ids[0]
-                recording.info.vendor = ids[1]
-                recording.info.product = ids[2]
-                recording.info.version = ids[3]
-                section = .id
-                continue
-            }
-
-            switch prefix {
-            case "P:", "B:", "A:", "L:", "S:":
-                if section == .events {
-                    throw EvemuError(line: lineNumber, message: "expected an \"E: <sec>.<usec> <type> <code> <value>\" line, got a header line \"\(line)\" after the events began")
-                }
-                section = .header
-                switch prefix {
-                case "P:":
-                    let bytes = fields.compactMap { UInt8($0, radix: 16) }
-                    guard fields.count == 8, bytes.count == 8 else {
-                        throw EvemuError(line: lineNumber, message: "expected \"P:\" with 8 hex bytes of INPUT_PROP bits, got \"\(line)\"")
-                    }
-                    for bit in setBits(bytes, firstBit: propertyBytes * 8) { recording.info.properties.insert(bit) }
-                    propertyBytes += 8
-                case "B:":
-                    let numbers = fields.compactMap { UInt8($0, radix: 16) }
-                    guard fields.count == 9, numbers.count == 9, numbers[0] < 0x20 else {
-                        throw EvemuError(line: lineNumber, message: "expected \"B: <type> <8 hex bytes>\" (an event type below 0x20 and its code bits), got \"\(line)\"")
-                    }
-                    let type = UInt16(numbers[0])
-                    let offset = maskBytes[type, default: 0]
-                    let codes = setBits(Array(numbers[1...]), firstBit: offset * 8)
-                    recording.supportedCodes[type, default: []].formUnion(codes)
-                    if type == EvdevCode.evKey { recording.info.keys.formUnion(codes) }
-                    maskBytes[type] = offset + 8
-                case "A:":
-                    let code = fields.first.flatMap { UInt16($0, radix: 16) }
-                    let numbers = fields.dropFirst().compactMap { Int32($0) }
-                    guard let code, code <= EvdevCode.absMax, fields.count == 5 || fields.count == 6,
-                        numbers.count == fields.count - 1
-                    else {
-                        throw EvemuError(line: lineNumber, message: "expected \"A: <code (hex)> <min> <max> <fuzz> <flat> [<resolution>]\", got \"\(line)\"")
-                    }
-                    recording.info.axes[code] = AbsInfo(
-                        minimum: numbers[0], maximum: numbers[1], fuzz: numbers[2], flat: numbers[3],
-                        resolution: numbers.count > 4 ? numbers[4] : 0)
-                default:
-                    guard fields.count == 2, UInt16(fields[0], radix: 16) != nil, Int32(fields[1]) != nil else {
-                        throw EvemuError(line: lineNumber, message: "expected \"\(prefix) <code (hex)> <state>\", got \"\(line)\"")
-                    }
-                }
-            case "E:":
-                section = .events
-                guard fields.count == 4, let event = parseEvent(fields) else {
-                    throw EvemuError(line: lineNumber, message: "expected \"E: <sec>.<usec> <type (hex)> <code (hex)> <value>\", got \"\(line)\"")
-                }
-                guard event.seconds <= maximumSeconds else {
-                    throw EvemuError(line: lineNumber, message: "the timestamp \(fields[0]) is too large (at most \(maximumSeconds) seconds), in \"\(line)\"")
-                }
-                recording.events.append(event)
-                recording.eventLines.append(lineNumber)
-            default:
-                throw EvemuError(line: lineNumber, message: "expected a line starting with P:, B:, A:, L:, S: or E:, got \"\(line)\"")
-            }
+            try parser.line(line, number: lineNumber)
         }
         let endsWithNewline = text.last == "\n" || text.last == "\r\n"
         let end = text.isEmpty ? 1 : (endsWithNewline ? lineNumber : lineNumber + 1)
-        switch section {
-        case .start:
-            throw EvemuError(line: max(1, end), message: "expected \"N: <device name>\" but the file ends (empty or only comments)")
-        case .name:
-            throw EvemuError(line: end, message: "expected \"I: <bustype> <vendor> <product> <version>\" but the file ends (truncated header)")
-        default:
-            break
-        }
-        return recording
+        return try parser.finish(endLine: end)
     }
 
     private static func setBits(_ bytes: [UInt8], firstBit: Int) -> Set<UInt16> {
