@@ -35,7 +35,7 @@ enum TextFile {
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { throw Failure(errno: errno) }
-        let temporary = String(cString: template)
+        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var status = stat()
         let mode: mode_t
         if stat(path, &status) == 0 {
