@@ -24,7 +24,7 @@ enum DBusCodec {
         func check(_ rc: Int32, _ what: String) throws(DBusError) {
             if rc < 0 { throw DBusError(call: what, errno: rc) }
         }
-        func basic<T>(_ initial: T) throws(DBusError) -> T {
+        func basic<T: BitwiseCopyable>(_ initial: T) throws(DBusError) -> T {
             var value = initial
             try check(sd_bus_message_read_basic(message, type, &value), "sd_bus_message_read_basic")
             return value
@@ -74,7 +74,7 @@ enum DBusCodec {
         func check(_ rc: Int32) throws(DBusError) {
             if rc < 0 { throw DBusError(call: "sd_bus_message_append", errno: rc) }
         }
-        func basic<T>(_ type: Character, _ initial: T) throws(DBusError) {
+        func basic<T: BitwiseCopyable>(_ type: Character, _ initial: T) throws(DBusError) {
             var copy = initial
             try check(sd_bus_message_append_basic(message, code(type), &copy))
         }
