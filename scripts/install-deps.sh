@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs the Debian packages carbridge builds against (and iproute2, for the fault-injection
-# tests' network namespaces), if they are missing
+# Installs the Debian packages carbridge builds against (iproute2 for the fault-injection
+# tests' network namespaces, dbus-daemon for the D-Bus client's tests), if they are missing
 # (as root directly, otherwise through sudo). Usage: scripts/install-deps.sh [EXTRA PACKAGES…]
 set -euo pipefail
-packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev pkg-config iproute2 "$@")
+packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev pkg-config iproute2 dbus-daemon "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
