@@ -3,27 +3,7 @@ import Foundation
 import XCTest
 
 /// `ConfigFileEditor.saveNeutral`: what `calibrate`, the monitor's and `run`'s calibrate button save.
-final class SaveNeutralTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("carbridge-neutral-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
-    }
-
-    private func file(_ text: String) throws -> String {
-        let path = directory.appendingPathComponent("my.toml").path
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-        return path
-    }
-
-    private func contents(_ path: String) throws -> String { try String(contentsOfFile: path, encoding: .utf8) }
-
+final class SaveNeutralTests: ConfigFileTestCase {
     func testRoundsToATenthKeepingEveryOtherLine() throws {
         let text = """
             # my laptop
