@@ -25,7 +25,7 @@ struct Carbridge: ParsableCommand {
             Exit status: 0 after a clean stop (q, SIGINT, SIGTERM); 1 on a config or runtime error; \
             64 on a usage error.
             """,
-        version: "0.1.0",
+        version: carbridgeVersion,
         subcommands: [
             RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self, PairCommand.self,
             UnpairCommand.self,
@@ -76,3 +76,11 @@ func reportFailure(_ error: any Error) -> ExitCode {
     }
     return ExitCode(1)
 }
+
+/// `carbridge --version`: the release, and "(debug build)" when built without optimisation (a debug build
+/// is several times slower per input event; the latency scenario of the kernel tests reads this line).
+#if DEBUG
+let carbridgeVersion = "0.1.0 (debug build)"
+#else
+let carbridgeVersion = "0.1.0"
+#endif

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Real-kernel end-to-end tests for carbridge (issue 4), host side.
 #
-#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N[,N...]] [--bin PATH] [--no-build]
+#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N[,N...]] [--bin PATH] [--latency-bin PATH]
+#                       [--no-build]
 #
 # Boots Debian's own kernel (package linux-image-amd64) under qemu-system-x86_64 (TCG) with a small
 # busybox initramfs. The guest mounts the host's root file system read-only over 9p (under a tmpfs
@@ -17,6 +18,10 @@
 #   --only LIST    run only these scenarios (e.g. 9 or 5,7,9 or 13) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
+#   --latency-bin PATH  the carbridge binary scenario 11 measures against the C reader (default: the
+#                  --bin binary). scripts/test.sh passes a release build: a debug build costs several times
+#                  the instructions per event and, under TCG, falls behind a 500 Hz pad; scenario 11 judges
+#                  its latency bound only for a release build (`carbridge --version` says "debug build")
 #   --no-build     do not run `swift build` even if the binary is missing
 #
 # Prints every PASS/FAIL line, the timing figures, the guest logs of failed scenarios, and as
@@ -24,15 +29,16 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; BUILD=1
+TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; LBIN=""; BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) INSTALL=1 ;;
     --timeout) TIMEOUT=$2; shift ;;
     --only) ONLY=$2; shift ;;
     --bin) BIN=$2; shift ;;
+    --latency-bin) LBIN=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
@@ -134,18 +140,31 @@ chmod 777 "$RES_DIR"
 # The guest mounts fresh tmpfs on /tmp, /run and /dev, hiding those host paths: reach the binary
 # through the repository share when it lives in the repository, else through the results share.
 REPO_REAL=$(readlink -f "$REPO")
-case "$BIN" in
-  "$REPO_REAL"/*) GUEST_BIN=/mnt/repo/${BIN#"$REPO_REAL"/} ;;
-  /tmp/*|/run/*|/dev/*) cp "$BIN" "$RES_DIR/carbridge" 2>/dev/null; GUEST_BIN=/mnt/results/carbridge ;;
-  *) GUEST_BIN=$BIN ;;
-esac
+guest_path() {  # guest_path HOST_BINARY NAME: where the guest finds it (copied to the results share as NAME if hidden)
+  case "$1" in
+    "$REPO_REAL"/*) echo "/mnt/repo/${1#"$REPO_REAL"/}" ;;
+    /tmp/*|/run/*|/dev/*) cp "$1" "$RES_DIR/$2" 2>/dev/null; echo "/mnt/results/$2" ;;
+    *) echo "$1" ;;
+  esac
+}
+GUEST_BIN=$(guest_path "$BIN" carbridge)
 say "carbridge in the guest: $GUEST_BIN"
+GUEST_LBIN=$GUEST_BIN
+if [ -n "$LBIN" ]; then
+  LBIN=$(readlink -f "$LBIN" 2>/dev/null || echo "$LBIN")
+  if [ -x "$LBIN" ]; then
+    GUEST_LBIN=$(guest_path "$LBIN" carbridge-latency)
+    say "scenario 11 measures: $GUEST_LBIN ($("$LBIN" --version 2>/dev/null || echo '?'))"
+  else
+    say "WARNING: no binary at --latency-bin $LBIN; scenario 11 measures $GUEST_BIN"
+  fi
+fi
 T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 set +e
 timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M pc -smp 2 -m 2048 \
   -kernel "$KERNEL" -initrd "$BUILD_DIR/initramfs.cpio.gz" \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN" \
   -display none -monitor none -serial stdio -no-reboot -nic none \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \

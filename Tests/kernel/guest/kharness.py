@@ -25,6 +25,8 @@ def wall_to_monotonic(hours, minutes, seconds):
 RESULTS = os.environ.get("R", "/mnt/results")
 REPO = os.environ.get("REPO", "/mnt/repo")
 CARBRIDGE = os.environ.get("CARBRIDGE", REPO + "/.build/debug/carbridge")
+# the binary the latency scenario (11) measures: run.sh passes a release build when it has one
+CARBRIDGE_LATENCY = os.environ.get("CARBRIDGE_LATENCY") or CARBRIDGE
 GUEST = os.path.dirname(os.path.abspath(__file__))
 # C helpers run.sh compiles on the host (guest/refreader.c, guest/tcpcar.c) into Tests/kernel/build
 HELPERS = os.path.join(os.path.dirname(GUEST), "build")

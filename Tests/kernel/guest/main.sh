@@ -1,6 +1,7 @@
 #!/bin/bash
 # PID 1 of the kernel-test guest (started by the initramfs after switch_root).
-# Environment: REPO (repository, read-only), R (results, writable), ONLY (all | N[,N...]), CARBRIDGE (binary).
+# Environment: REPO (repository, read-only), R (results, writable), ONLY (all | N[,N...]), CARBRIDGE (binary),
+# CARBRIDGE_LATENCY (the binary scenario 11 measures: a release build when run.sh has one).
 # 1. infrastructure: modules, systemd-udevd, uinput, btvirt controllers, RFCOMM car, mxc4005 on i2c-stub;
 # 2. the carbridge scenarios (scenarios.py N, every N of scenarios.py --list: its TITLES and guest/scenario_N.py files), each with its own PASS/FAIL line.
 REPO=${REPO:-/mnt/repo}
@@ -12,7 +13,7 @@ LOG=$R/infra/detail.log
 mkdir -p "$R/infra" /tmp/kt
 : > "$RES"; : > "$LOG"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE
+export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE CARBRIDGE_LATENCY
 PY=/usr/bin/python3
 up() { cut -d' ' -f1 /proc/uptime; }
 note() { echo "[$(up)] $*" >> "$LOG"; }

@@ -731,7 +731,12 @@ def scenario_11(sc):
     # the frames merged in a trial run); this scenario measures the input -> car path, scenarios 9/10 the rule
     cfg = k.base_config(None, url="tcp://127.0.0.1:%d" % cb_port, link_extra="max_in_flight = 64\n",
                         extra='\n[throttle]\naxis = "ABS_RZ"\n')   # deadzone 0.05, full scale 240
-    cb = Carbridge(sc.work, cfg)
+    # the binary measured: run.sh --latency-bin (scripts/test.sh passes a release build), else the tested one
+    version = subprocess.run([k.CARBRIDGE_LATENCY, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    debug_build = "debug build" in version
+    sc.note("measuring %s (%s)" % (k.CARBRIDGE_LATENCY, version or "no --version output"))
+    sc.metric("carbridge_build", "debug" if debug_build else "release", "build")
+    cb = Carbridge(sc.work, cfg, binary=k.CARBRIDGE_LATENCY)
     since = monotonic()
     cb.start()
     sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 3))
@@ -901,6 +906,13 @@ def scenario_11(sc):
     sc.metric("latency_paired_diff_p50", k.percentile(paired, 50), "us")
     sc.metric("stamps_inexact", cb_inexact + ref_inexact, "lines")
     bound = max(figures[50][1] + LAT_P50_SLACK_US, LAT_P50_FACTOR * figures[50][1])
+    if debug_build:
+        # a debug build spends several times the instructions per event (no optimisation); under TCG that
+        # is more than a 500 Hz pad leaves, so it falls behind and its latency is its queue, not the product's
+        verdict = "within" if figures[50][0] <= bound else "NOT within"
+        console("NOTE: s11 p50 bound not judged: a debug build was measured (run.sh --latency-bin takes a "
+                "release build); carbridge p50 %.0f us is %s the bound %.0f us" % (figures[50][0], verdict, bound))
+        return
     if starved:
         verdict = "within" if figures[50][0] <= bound else "NOT within"
         sc.note("p50 bound not judged: the writer held only %.0f Hz of %d (a starved guest); carbridge's p50 %.0f us "
