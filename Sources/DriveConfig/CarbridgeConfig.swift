@@ -335,10 +335,15 @@ public struct CarbridgeConfig: Sendable {
 
         if let t = p.table(top, "devices") {
             func match(_ key: String, _ fallback: DeviceMatch) -> DeviceMatch {
-                let text = p.take(fallback.configValue) { () throws(ConfigError) in
-                    try t.string(key, default: fallback.configValue)
+                p.take(fallback) { () throws(ConfigError) in
+                    let text = try t.string(key, default: fallback.configValue)
+                    if text.isEmpty { return .none }
+                    let parsed = DeviceMatch(parsing: text)
+                    if parsed == .unique("") {
+                        throw t.error(key, "\"\(text)\" names no device: give the pad's Bluetooth address (\"e4:17:d8:3a:9c:01\", as `carbridge devices` shows it under uniq) or uniq:SERIAL")
+                    }
+                    return parsed
                 }
-                return text.isEmpty ? .none : DeviceMatch(parsing: text)
             }
             config.devices.gamepad = match("gamepad", .auto)
             config.devices.accelerometer = match("accelerometer", .auto)

@@ -1,4 +1,5 @@
 import Glibc
+import DriveMapping
 
 /// One line of `carbridge devices`: a device and whether this user may read it.
 public struct DeviceListing: Hashable, Sendable {
@@ -31,7 +32,7 @@ public enum DeviceCatalog {
     }
 
     /// The listing as text, one block per device: class, vendor:product, node, readable, name; then the
-    /// syspath, `ID_PATH`, IIO directory, and which config entries pick it (`pickedBy`). Pure.
+    /// syspath, `ID_PATH`, `uniq`, IIO directory, and which config entries pick it (`pickedBy`). Pure.
     public static func format(
         _ listings: [DeviceListing], pickedBy: (InputDeviceDescriptor) -> [String] = { _ in [] }
     ) -> String {
@@ -52,6 +53,10 @@ public enum DeviceCatalog {
             lines.append(columns.joined(separator: " "))
             lines.append("    syspath \(device.syspath)")
             if let idPath = device.idPath { lines.append("    ID_PATH \(idPath)") }
+            if let uniq = device.uniq {
+                let hint = device.bustype == 5 && DeviceMatch.isBluetoothAddress(uniq) ? "  (Bluetooth address)" : ""
+                lines.append("    uniq    \(uniq)\(hint)")
+            }
             if let directory = device.sysfsDirectory { lines.append("    sysfs   \(directory)") }
             if let matrix = device.udevMountMatrix { lines.append("    ACCEL_MOUNT_MATRIX \(matrix)") }
             let picks = pickedBy(device)

@@ -34,6 +34,7 @@ public enum DeviceSelector {
         case .none: return false
         case .nameGlob(let glob): return globMatches(glob, device.name)
         case .vendorProduct(let vendor, let product): return device.vendor == vendor && device.product == product
+        case .unique(let value): return device.uniq.map { $0.lowercased() == value } ?? false
         case .udevPath(let path):
             let wanted = path.hasPrefix("/devices/") ? "/sys" + path : path
             if device.syspath == wanted || device.idPath == path { return true }

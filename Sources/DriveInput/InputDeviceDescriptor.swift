@@ -32,6 +32,8 @@ public struct InputDeviceDescriptor: Hashable, Sendable {
     public var devnode: String?
     /// The udev `ID_PATH` (stable across replugs into the same port), if any.
     public var idPath: String?
+    /// The input device's `uniq` (a Bluetooth pad's address, a USB device's serial number), if not empty.
+    public var uniq: String?
     /// For IIO devices: the sysfs directory with the `in_accel_*` files.
     public var sysfsDirectory: String?
     /// The udev `ACCEL_MOUNT_MATRIX` property, if set.
@@ -43,7 +45,7 @@ public struct InputDeviceDescriptor: Hashable, Sendable {
     public init(
         deviceClass: DeviceClass, name: String, vendor: UInt16? = nil, product: UInt16? = nil, bustype: UInt16? = nil,
         subsystem: String = "input", syspath: String, devnode: String? = nil, idPath: String? = nil,
-        sysfsDirectory: String? = nil, udevMountMatrix: String? = nil, properties: [String: String] = [:]
+        uniq: String? = nil, sysfsDirectory: String? = nil, udevMountMatrix: String? = nil, properties: [String: String] = [:]
     ) {
         self.deviceClass = deviceClass
         self.name = name
@@ -54,6 +56,7 @@ public struct InputDeviceDescriptor: Hashable, Sendable {
         self.syspath = syspath
         self.devnode = devnode
         self.idPath = idPath
+        self.uniq = uniq
         self.sysfsDirectory = sysfsDirectory
         self.udevMountMatrix = udevMountMatrix
         self.properties = properties

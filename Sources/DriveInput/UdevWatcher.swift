@@ -164,6 +164,7 @@ public final class UdevWatcher {
                 product: parentAttribute("id/product").flatMap { UInt16($0, radix: 16) },
                 bustype: parentAttribute("id/bustype").flatMap { UInt16($0, radix: 16) },
                 subsystem: subsystem, syspath: syspath, devnode: devnode, idPath: properties["ID_PATH"],
+                uniq: parentAttribute("uniq").flatMap { $0.isEmpty ? nil : $0 },
                 udevMountMatrix: properties["ACCEL_MOUNT_MATRIX"], properties: properties)
         case "iio":
             guard sysname.hasPrefix("iio:device") else { return nil }

@@ -10,15 +10,24 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
     case vendorProduct(vendor: UInt16, product: UInt16)
     /// A udev syspath (`/sys/devices/…`) or `ID_PATH` (`pci-0000:00:14.0-usb-0:2:1.0`).
     case udevPath(String)
+    /// The input device's unique id (`uniq`), compared without case: a Bluetooth pad's address
+    /// (`e4:17:d8:3a:9c:01`), or a USB device's serial number. Stored lower-case.
+    case unique(String)
 
-    /// Reads a matcher: `auto` (also an empty text); `none`; `vvvv:pppp` in hex; `/sys/…` or `path:…` or a
-    /// udev `ID_PATH` (`pci-…`, `platform-…`, `acpi-…`, `usb-…`); `name:GLOB`; anything else is a name glob.
+    /// Reads a matcher: `auto` (also an empty text); `none`; `vvvv:pppp` in hex; a Bluetooth address
+    /// (`XX:XX:XX:XX:XX:XX`) or `uniq:…` (also `address:…`); `/sys/…` or `path:…` or a udev `ID_PATH`
+    /// (`pci-…`, `platform-…`, `acpi-…`, `usb-…`); `name:GLOB`; anything else is a name glob.
     public init(parsing text: String) {
         let trimmed = text.trimmingWhitespace()
         if trimmed.isEmpty || trimmed.lowercased() == "auto" { self = .auto; return }
         if trimmed.lowercased() == "none" { self = .none; return }
         if let ids = Self.parseVendorProduct(trimmed) {
             self = .vendorProduct(vendor: ids.vendor, product: ids.product)
+            return
+        }
+        if Self.isBluetoothAddress(trimmed) { self = .unique(trimmed.lowercased()); return }
+        for prefix in ["uniq:", "address:"] where trimmed.hasPrefix(prefix) {
+            self = .unique(String(trimmed.dropFirst(prefix.count)).trimmingWhitespace().lowercased())
             return
         }
         if trimmed.hasPrefix("name:") { self = .nameGlob(String(trimmed.dropFirst(5))); return }
@@ -40,6 +49,13 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         return (vendor, product)
     }
 
+    /// True for six colon-separated pairs of hex digits (`e4:17:d8:3a:9c:01`), how the kernel reports a
+    /// Bluetooth input device's `uniq`.
+    public static func isBluetoothAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 6 && parts.allSatisfy { $0.utf8.count == 2 && $0.allSatisfy(\.isHexDigit) }
+    }
+
     /// `045e:028e`-style text.
     public static func vendorProductText(vendor: UInt16, product: UInt16) -> String {
         func hex(_ value: UInt16) -> String {
@@ -58,6 +74,7 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         case .vendorProduct(let vendor, let product): return Self.vendorProductText(vendor: vendor, product: product)
         case .nameGlob(let glob): plain = glob
         case .udevPath(let path): plain = path
+        case .unique(let value): return Self.isBluetoothAddress(value) ? value : "uniq:" + value
         }
         if DeviceMatch(parsing: plain) == self { return plain }
         if case .nameGlob = self { return "name:" + plain }
@@ -71,6 +88,7 @@ public enum DeviceMatch: Hashable, Sendable, CustomStringConvertible {
         case .nameGlob(let glob): return "name \"\(glob)\""
         case .vendorProduct(let vendor, let product): return Self.vendorProductText(vendor: vendor, product: product)
         case .udevPath(let path): return "path \(path)"
+        case .unique(let value): return Self.isBluetoothAddress(value) ? "address \(value)" : "uniq \"\(value)\""
         }
     }
 }

@@ -43,6 +43,15 @@ final class AllErrorsTests: XCTestCase {
         }
     }
 
+    func testABluetoothAddressPinsAPadAndAnEmptyUniqIsAnError() throws {
+        let config = try CarbridgeConfig.load(text: "[devices]\ngamepad = \"E4:17:D8:3A:9C:01\"\n", file: "my.toml")
+        XCTAssertEqual(config.devices.gamepad, .unique("e4:17:d8:3a:9c:01"))
+        let found = errors("[devices]\naccelerometer = \"auto\"\ngamepad = \"uniq:\"\n")
+        XCTAssertEqual(found.map(\.line), [3])
+        XCTAssertEqual(found.first?.key, "devices.gamepad")
+        XCTAssertTrue(found.first?.message.contains("Bluetooth address") ?? false, "\(found)")
+    }
+
     func testEveryKeyOfOneTableAndEveryUnknownKeyIsReported() {
         let found = errors("""
             [link]

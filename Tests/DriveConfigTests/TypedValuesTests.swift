@@ -58,11 +58,14 @@ final class TypedValuesTests: XCTestCase {
         let matches: [DeviceMatch] = [
             .auto, .none, .nameGlob("*X-Box*"), .nameGlob("none"), .nameGlob("045e:028e"), .nameGlob("auto"),
             .vendorProduct(vendor: 0x45e, product: 0x28e), .udevPath("/sys/devices/x"), .udevPath("foo"),
+            .unique("e4:17:d8:3a:9c:01"), .unique("sn-00042"), .unique("auto"), .nameGlob("e4:17:d8:3a:9c:01"),
         ]
         for match in matches {
             XCTAssertEqual(DeviceMatch(parsing: match.configValue), match, match.configValue)
         }
         XCTAssertEqual(DeviceMatch.nameGlob("*X-Box*").configValue, "*X-Box*")
+        XCTAssertEqual(DeviceMatch.unique("e4:17:d8:3a:9c:01").configValue, "e4:17:d8:3a:9c:01")
+        XCTAssertEqual(DeviceMatch.unique("sn-00042").configValue, "uniq:sn-00042")
     }
 
     func testMapperSettingsFollowOverridesAfterLoad() throws {

@@ -38,6 +38,13 @@ final class DeviceSelectorTests: XCTestCase {
             ("/sys/devices/pci0000:00/x", .udevPath("/sys/devices/pci0000:00/x")),
             ("pci-0000:00:14.0-usb-0:2:1.0", .udevPath("pci-0000:00:14.0-usb-0:2:1.0")),
             ("path:foo", .udevPath("foo")),
+            ("E4:17:D8:3A:9C:01", .unique("e4:17:d8:3a:9c:01")),
+            ("address:e4:17:d8:3a:9c:01", .unique("e4:17:d8:3a:9c:01")),
+            ("uniq:SN-00042", .unique("sn-00042")),
+            ("uniq:", .unique("")),
+            ("e4:17:d8:3a:9c", .nameGlob("e4:17:d8:3a:9c")),
+            ("e4:17:d8:3a:9c:0g", .nameGlob("e4:17:d8:3a:9c:0g")),
+            ("name:e4:17:d8:3a:9c:01", .nameGlob("e4:17:d8:3a:9c:01")),
         ]
         for (text, expected) in cases {
             XCTAssertEqual(DeviceSelector.parse(text), expected, text)
@@ -70,6 +77,27 @@ final class DeviceSelectorTests: XCTestCase {
         XCTAssertEqual(DeviceSelector.select(.udevPath("/devices/platform/80860F41:01/i2c-1/i2c-MXC4005:00/iio:device0"), role: .accelerometer, among: all), laptopIIO)
         XCTAssertNil(DeviceSelector.select(.vendorProduct(vendor: 1, product: 2), role: .gamepad, among: all))
     }
+
+    /// Two identical Bluetooth pads (same name, same vendor:product, no `ID_PATH`) told apart by address.
+    func testTwoIdenticalBluetoothPadsArePickedByTheirAddress() {
+        func pad(_ n: Int, _ uniq: String?) -> InputDeviceDescriptor {
+            InputDeviceDescriptor(
+                deviceClass: .gamepad, name: "Wireless Controller", vendor: 0x054c, product: 0x09cc, bustype: 5,
+                syspath: "/sys/devices/virtual/misc/uhid/0005:054C:09CC.000\(n)/input/input4\(n)/event1\(n)",
+                devnode: "/dev/input/event1\(n)", uniq: uniq)
+        }
+        let red = pad(1, "a4:53:85:00:00:01"), blue = pad(2, "a4:53:85:00:00:02"), usb = pad(3, nil)
+        let pads = [usb, red, blue]
+        XCTAssertEqual(DeviceSelector.select(DeviceMatch(parsing: "A4:53:85:00:00:02"), role: .gamepad, among: pads), blue)
+        XCTAssertEqual(DeviceSelector.select(DeviceMatch(parsing: "a4:53:85:00:00:01"), role: .gamepad, among: pads), red)
+        XCTAssertNil(DeviceSelector.select(DeviceMatch(parsing: "a4:53:85:00:00:03"), role: .gamepad, among: pads))
+        XCTAssertNil(DeviceSelector.select(.unique(""), role: .gamepad, among: pads), "an empty uniq never matches a device without one")
+        XCTAssertEqual(DeviceSelector.select(.auto, role: .gamepad, among: pads), usb)
+        // A serial number as uniq, compared without case.
+        XCTAssertTrue(DeviceSelector.matches(.unique("sn-00042"), pad(4, "SN-00042")))
+        XCTAssertFalse(DeviceSelector.matches(.unique("sn-00042"), pad(4, "SN-000421")))
+    }
+
 
     func testVendorProductText() {
         XCTAssertEqual(DeviceSelector.vendorProductText(vendor: 0x45e, product: 0x28e), "045e:028e")

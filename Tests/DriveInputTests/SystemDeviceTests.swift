@@ -129,6 +129,12 @@ final class SystemDeviceTests: XCTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("iioAccelerometer  -          /dev/iio:device0     NOT readable  \"mxc4005\"") }, text)
         XCTAssertTrue(lines.contains("    sysfs   /sys/devices/y/iio:device0"))
         XCTAssertTrue(text.contains("udev/70-carbridge.rules"))
+        XCTAssertFalse(text.contains("uniq"), "no uniq line for devices without one")
+        let bluetooth = InputDeviceDescriptor(
+            deviceClass: .gamepad, name: "Wireless Controller", vendor: 0x054c, product: 0x09cc, bustype: 5,
+            syspath: "/sys/devices/virtual/misc/uhid/0005:054C:09CC.0001/input/input41/event11", uniq: "a4:53:85:00:00:01")
+        XCTAssertTrue(DeviceCatalog.format([DeviceListing(descriptor: bluetooth, readable: true)])
+            .contains("\n    uniq    a4:53:85:00:00:01  (Bluetooth address)\n"))
     }
 
     func testEventCodeNamesFromLibevdev() {
