@@ -2,7 +2,7 @@
 # The carbridge benchmarks (README, "Performance"): deterministic counts per input event, tick, line, load.
 #   scripts/bench.sh           instructions (callgrind) and steady-state heap allocations (malloc-interposer) per unit
 #   scripts/bench.sh --rss     also VmRSS of `carbridge run --link tcp://… --no-keyboard` against car-sim,
-#                              debug and release builds
+#                              debug, release and release with a static Swift runtime (--static-swift-stdlib)
 # Needs valgrind (apt-get install valgrind). Builds Benchmarks/ (release) in .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,10 +57,15 @@ done < <("$bin" list)
 
 [[ ${1:-} == --rss ]] || exit 0
 
-# VmRSS of a running `carbridge run` against car-sim, after it has settled (3 s), debug and release.
-for config in debug release; do
-    swift build -c "$config" --scratch-path "$root/.build-bench-main" --product carbridge >&2
-    cb=$root/.build-bench-main/$config/carbridge
+# VmRSS of a running `carbridge run` against car-sim, after it has settled (3 s): debug, release, and
+# release with the Swift runtime and Foundation linked statically (its own scratch directory).
+for config in debug release static; do
+    case $config in
+        static) swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench-static" --product carbridge >&2
+                cb=$root/.build-bench-static/release/carbridge ;;
+        *)      swift build -c "$config" --scratch-path "$root/.build-bench-main" --product carbridge >&2
+                cb=$root/.build-bench-main/$config/carbridge ;;
+    esac
     port=$((17000 + RANDOM % 1000))
     "$cb" car-sim --listen "127.0.0.1:$port" --quiet >/dev/null 2>&1 &
     sim=$!
