@@ -604,8 +604,10 @@ LAT_WARMUP = 100            # events written first and checked, but not in the f
 LAT_EVENTS = 1500           # measured events (3 s at 500 Hz)
 LAT_MAX_STREAM_S = 10.0     # a loaded host slows the writer down: stop writing after this long ...
 LAT_MIN_EVENTS = 300        # ... and fail with fewer measured events than this
-LAT_P50_SLACK_US = 10000.0  # the one bound: carbridge's p50 <= the reference's p50 + 10 ms,
-LAT_P50_FACTOR = 4          # or <= 4 x the reference's p50 when the guest is that slow;
+LAT_P50_SLACK_US = 50000.0  # the one bound: carbridge's p50 <= the reference's p50 + 50 ms, or <= 4 x it.
+LAT_P50_FACTOR = 4          # Not a timing target (the figures are METRICs): it catches carbridge falling
+                            # behind the pad, a queue of tens to hundreds of ms (a debug build: 34-293 ms),
+                            # while a release build's p50 varied 1.9-7.3 ms between runs under TCG;
 LAT_JUDGED_RATE = 0.8       # judged only if the writer held 80 % of LAT_RATE_HZ: a guest starved by its host
                             # (e.g. several TCG guests on 2 cores) only gets a NOTE, the figures stay METRICs
 LAT_PORTS = (7011, 7012)    # the TCP car's ports: carbridge's, the reference reader's
