@@ -2,20 +2,28 @@ import DriveConfig
 import DriveCore
 import DriveLink
 import DriveSystem
-import CLinux
-import DriveTerminal
 import Glibc
 import DriveInput
 import Logging
 
-/// `carbridge run`: builds the loop, the link, the bridge and the input sources from a
-/// config, runs until SIGINT/SIGTERM/SIGHUP/SIGQUIT or `q`, and always ends with the car stopped.
+/// `carbridge run`: a bridge between the car's link and the driver's inputs, composed of services
+/// on one event loop, that runs until SIGINT/SIGTERM/SIGHUP/SIGQUIT, `q` or the end of a replay, and
+/// always ends with the car stopped.
+///
+/// The services, started in this order and stopped in reverse (`ServiceGroup`): the terminal (keyboard and live view), the job-control signals, the extensions (the dashboard),
+/// the input devices, the link, systemd's notifications. Everything the session touches outside
+/// itself comes from its `RunEnvironment` (loop, fds, signals, job control, link, systemd), so tests
+/// run the same session on a manual clock.
+///
+/// A stop: `shutdownBegan` to every service (systemd's `STOPPING=1`), the engine-off frame flushed to
+/// the car within `shutdown.flushWindow`, the loop stopped, then the services stopped. It never hangs
+/// on a stuck link: the loop stops after `shutdown.hardStop` whatever the link did.
 ///
 /// Job control (SIGTSTP, SIGTTIN, SIGTTOU): the stop frame is flushed to the car first (S := 0,
-/// the engine stays on), the terminal is given back to the shell, then the process stops with
-/// the same signal. On SIGCONT in the foreground the terminal is raw again and the view redrawn;
-/// continued in the background (`bg`), the terminal is left to the shell until carbridge is in the
-/// foreground again (`fg`). The link stays up throughout.
+/// the engine stays on; at most `shutdown.suspendFlush`), the terminal is given back to the shell,
+/// then the process stops with the same signal. On SIGCONT in the foreground the terminal is raw
+/// again and the view redrawn; continued in the background (`bg`), the terminal is left to the
+/// shell until carbridge is in the foreground again (`fg`). The link stays up throughout.
 public final class RunSession {
     /// What the command line adds to the config.
     public struct Options: Sendable {
@@ -33,102 +41,50 @@ public final class RunSession {
         public init() {}
     }
 
+    /// The signals that end a run.
+    static let stopSignals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT]
+    /// SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
+    /// first. Watched (blocked) only once the terminal is set up, so that until then, started in the
+    /// background, carbridge stops at its first tcsetattr as any terminal program does, before it
+    /// connects; once blocked, the kernel no longer raises them for carbridge's own terminal access
+    /// (it does not touch the terminal while the shell has it).
+    static let jobControlSignals = stopSignals + [SIGTTIN, SIGTTOU]
+
     private let config: CarbridgeConfig
     private let options: Options
+    private let environment: RunEnvironment
     private let logger: Logger
     private let sink: LogSink
-    private let loop: EventLoop
-    private var bridge: Bridge!
-    /// What the live view shows (kept whether or not the view is up).
-    private var model: RunViewModel!
-    private var terminal: TerminalMode?
-    private var screen: TerminalScreen?
-    private var keyboard: KeyboardControls
-    private var decoder = TerminalKeyDecoder()
+    private var loop: EventLoop { environment.loop }
+    /// Started with the run and stopped after it (the web dashboard); set before `start()`.
+    public var extensions: [any RunSessionExtension] = []
+    /// The bridge, once started.
+    public private(set) var bridge: Bridge?
+    /// What the live view shows (kept whether or not the view is up), once started.
+    public private(set) var model: RunViewModel?
+    /// The services, once started.
+    public private(set) var services: ServiceGroup?
+    private var terminal: TerminalService?
     private var exitCode: Int32 = 0
     private var stopping = false
     /// Between a stop signal and the end of the stop frame's flush.
     private var suspending = false
-    /// The terminal was given back for a job-control stop and not taken again yet.
-    private var terminalReleased = false
-    /// While continued in the background with the terminal given back: the next foreground check.
-    private var foregroundCheck: EventLoop.TimerID?
-    private var inputs: InputCoordinator?
-    /// Started with the run and stopped after it (the web dashboard); set before `run()`.
-    public var extensions: [any RunSessionExtension] = []
-    /// systemd's notifications (READY, WATCHDOG, STATUS, STOPPING) when run as a `Type=notify` service.
-    private var systemd: SystemdNotifier?
 
-    /// Creates a session; nothing runs until `run()`.
-    public init(config: CarbridgeConfig, options: Options, logger: Logger, sink: LogSink) throws {
+    /// Creates a session in `environment`; nothing runs until `start()` or `run()`.
+    public init(config: CarbridgeConfig, options: Options, environment: RunEnvironment, logger: Logger, sink: LogSink) {
         self.config = config
         self.options = options
+        self.environment = environment
         self.logger = logger
         self.sink = sink
-        self.loop = try EventLoop()
-        self.keyboard = KeyboardControls(steerStepDegrees: config.keyboard.steerStepDegrees)
     }
+
+    /// True once the session was asked to stop (the loop ends when the engine-off flush did).
+    public var isStopping: Bool { stopping }
 
     /// Runs until asked to stop; returns the process exit code.
     public func run() throws -> Int32 {
-        signal(SIGPIPE, SIG_IGN)
-        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT]) { [weak self] signal in
-            self?.received(signal)
-        }
-        let encoder = FrameEncoder(terminator: config.link.terminator)
-        let url = try LinkURL(parsing: config.link.url)
-        let link = try LinkFactory.make(url: url, loop: loop, encoder: encoder, options: config.link.options)
-        let bridge = Bridge(
-            settings: config.drive, link: link, loop: loop, logger: logger, sessionLimit: config.kiosk.sessionLimit)
-        self.bridge = bridge
-        let model = RunViewModel(observing: bridge)
-        self.model = model
-
-        defer { restoreTerminal(finalText: "") }
-        let interactive = options.keyboard && config.keyboard.enabled && TerminalMode.isTerminal(0)
-        if interactive {
-            try startKeyboard()
-            model.inputs.append("keyboard")
-        }
-        if interactive && options.view && TerminalMode.isTerminal(1) {
-            let screen = try TerminalScreen(fd: 1, loop: loop) { [weak model] in
-                guard let model else { return "" }
-                let size = TerminalScreen.size(of: 1)
-                return RunView.render(model.snapshot, columns: size.columns, rows: size.rows)
-            }
-            self.screen = screen
-            // The view shows the car's lines and the bridge's notices itself (notices as the log
-            // would show them); every other log line goes to its notices while it is up.
-            let label = logger.label
-            model.noticeText = { ConsoleLogHandler.line(level: .notice, label: label, message: $0) }
-            sink.divert { [weak model] line in model?.appendNotice(line) }
-            bridge.logsReports = false
-            model.onChange = { [weak screen] in screen?.setNeedsDisplay() }
-            screen.setNeedsDisplay()
-        }
-        // SIGTTIN/SIGTTOU are job-control stops like SIGTSTP: whoever sends them gets the stop frame
-        // first. Blocked, the kernel no longer raises them for carbridge's own terminal access (it
-        // does not touch the terminal while the shell has it); until here, started in the background,
-        // carbridge stops at its first tcsetattr as any terminal program does, before it connects.
-        try loop.watchSignals([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGTTIN, SIGTTOU]) { [weak self] signal in
-            self?.received(signal)
-        }
-        for item in extensions { try item.start(bridge: bridge, model: model, loop: loop) }
-        defer { for item in extensions { item.stop() } }
-        try startInputs(bridge)
-        if model.inputs.isEmpty && options.replay == nil {
-            logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
-        }
-        bridge.start()
-        if let systemd = SystemdNotifier.forThisProcess(loop: loop) {
-            self.systemd = systemd
-            systemd.report(model)
-            systemd.start()  // READY=1 from the loop's first turn, then WATCHDOG=1 from the loop
-            if let interval = systemd.watchdogInterval { logger.info("systemd watchdog: a ping every \(interval)") }
-        }
-        #if DEBUG
-        hangLoopForTests()
-        #endif
+        try start()
         do {
             try loop.run()
         } catch {
@@ -138,8 +94,64 @@ public final class RunSession {
             try? loop.run(until: loop.now().advanced(by: .seconds(2)))
             exitCode = 1
         }
-        inputs?.stop()
-        restoreTerminal(finalText: "carbridge: stopped; \(bridge.framesSent) frames sent\r\n")
+        return finish()
+    }
+
+    /// Builds the link, the bridge and the view model and starts the services in order; the loop
+    /// is the caller's to run (`run()` runs it). A service that fails to start stops the ones
+    /// before it, and its error is thrown.
+    public func start() throws {
+        precondition(services == nil, "RunSession.start: started already")
+        let received: (Int32) -> Void = { [weak self] signal in self?.received(signal) }
+        // Blocked before anything else happens (a Bluetooth name lookup may take a while): a stop
+        // signal waits in the signalfd and ends the run once the loop turns.
+        try environment.signals.watch(Self.stopSignals, received)
+        let link = try environment.makeLink(config, loop)
+        let bridge = Bridge(
+            settings: config.drive, link: link, loop: loop, logger: logger, sessionLimit: config.kiosk.sessionLimit)
+        self.bridge = bridge
+        let model = RunViewModel(observing: bridge)
+        self.model = model
+
+        let terminal = TerminalService(
+            environment: environment, bridge: bridge, model: model, sink: sink, logger: logger,
+            steerStepDegrees: config.keyboard.steerStepDegrees, wantsKeyboard: options.keyboard && config.keyboard.enabled,
+            wantsView: options.view)
+        terminal.onQuit = { [weak self] in self?.stop(reason: "quit key", code: 0) }
+        terminal.onGone = { [weak self] reason in
+            self?.bridge?.apply(.inputLost)
+            self?.stop(reason: reason, code: 0)
+        }
+        terminal.isStopping = { [weak self] in self?.stopping ?? true }
+        self.terminal = terminal
+        let inputs = InputService(config: config, options: options, loop: loop, bridge: bridge, model: model, logger: logger)
+        inputs.onReplayFinished = { [weak self] in self?.stop(reason: "replay finished", code: 0) }
+        inputs.onDevicesChanged = { [weak model, weak terminal] descriptions in
+            model?.inputs = (terminal?.hasKeyboard == true ? ["keyboard"] : []) + descriptions
+        }
+
+        var services: [any RunService] = [
+            terminal,
+            SignalService(Self.jobControlSignals, from: environment.signals, to: received),
+        ]
+        services += extensions.map { ExtensionService($0, bridge: bridge, model: model, loop: loop) }
+        services += [inputs, LinkService(bridge: bridge)] as [any RunService]
+        if let notifier = environment.makeSystemdNotifier(loop) {
+            services.append(SystemdService(notifier: notifier, model: model, logger: logger))
+        }
+        let group = ServiceGroup(services)
+        self.services = group
+        try group.start()
+        #if DEBUG
+        hangLoopForTests()
+        #endif
+    }
+
+    /// After the loop ended: the services stopped in reverse order, the view's closing line
+    /// written; returns the exit code.
+    public func finish() -> Int32 {
+        terminal?.finalText = "carbridge: stopped; \(bridge?.framesSent ?? 0) frames sent\r\n"
+        services?.stop()
         return exitCode
     }
 
@@ -148,7 +160,7 @@ public final class RunSession {
         guard !stopping, let bridge else { return }
         stopping = true
         exitCode = code
-        systemd?.stopping()
+        services?.shutdownBegan()
         bridge.shutdown(reason: reason, flushWithin: options.shutdown.flushWindow) { [weak self] in self?.loop.stop() }
         // Never hang on a stuck link: give up after the flush window and a margin.
         loop.schedule(after: options.shutdown.hardStop) { [weak self] in self?.loop.stop() }
@@ -169,7 +181,7 @@ public final class RunSession {
     private func received(_ signal: Int32) {
         switch signal {
         case SIGTSTP, SIGTTIN, SIGTTOU: suspend(with: signal)
-        case SIGCONT: continued()
+        case SIGCONT: terminal?.continued()
         default: stop(reason: Self.signalName(signal), code: 0)
         }
     }
@@ -183,175 +195,10 @@ public final class RunSession {
             guard let self else { return }
             self.suspending = false
             guard !self.stopping else { return }  // a stop signal came meanwhile: exit instead
-            self.releaseTerminal()
-            Self.stopProcess(with: signal)
-            self.continued()
+            self.terminal?.release()
+            self.environment.jobControl.stopProcess(with: signal)
+            self.terminal?.continued()
         }
-    }
-
-    /// Stops this process with `signal`'s default action, as vim and readline do: the signal is
-    /// raised while blocked, then unblocked, so the process stops inside `pthread_sigmask` and goes
-    /// on from there after SIGCONT. In an orphaned process group the kernel discards the stop and
-    /// this returns at once.
-    static func stopProcess(with signal: Int32) {
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, signal)
-        _ = Glibc.signal(signal, SIG_DFL)
-        _ = raise(signal)
-        _ = pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        // Continued (SIGCONT): back to the signalfd.
-        _ = pthread_sigmask(SIG_BLOCK, &set, nil)
-    }
-
-    /// Gives the terminal back to the shell before a stop: the view's last screen with the cursor
-    /// shown, the terminal cooked again, the keyboard no longer read (fd 0 is never non-blocking).
-    private func releaseTerminal() {
-        guard !terminalReleased else { return }
-        terminalReleased = true
-        screen?.pause()
-        guard let terminal else { return }
-        loop.unwatch(0)
-        terminal.restore()
-    }
-
-    /// SIGCONT (or the stop raised by `suspend` returned): takes the terminal again when this
-    /// process is its foreground process group. In the background (`bg`) the shell keeps it
-    /// (touching it there would mean SIGTTOU) and the run goes on without the keyboard; bash's
-    /// `fg` of a running job sends no SIGCONT, so the foreground is checked every 200 ms until
-    /// carbridge has it again (no timer otherwise). The car moves again only when the driver acts:
-    /// the suspend left S at 0.
-    private func continued(checking: Bool = false) {
-        guard !stopping else { return }
-        guard terminal != nil || screen != nil else {
-            terminalReleased = false
-            return
-        }
-        guard tcgetpgrp(0) == getpgrp() else {
-            guard terminalReleased, foregroundCheck == nil else { return }
-            if !checking {
-                logger.info("continued in the background: the keyboard drives again once carbridge is in the foreground (fg)")
-            }
-            foregroundCheck = loop.schedule(after: .milliseconds(200)) { [weak self] in
-                self?.foregroundCheck = nil
-                self?.continued(checking: true)
-            }
-            return
-        }
-        if let foregroundCheck { loop.cancel(foregroundCheck) }
-        foregroundCheck = nil
-        guard terminalReleased else {
-            // The SIGCONT that ended carbridge's own stop (already handled), or one after a stop it
-            // could not see (SIGSTOP), after which the shell may have reset the terminal: raw again.
-            try? terminal?.reenter()
-            screen?.setNeedsDisplay()
-            return
-        }
-        terminalReleased = false
-        if let terminal {
-            do {
-                try terminal.reenter()
-                decoder = TerminalKeyDecoder()
-                try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
-            } catch {
-                keyboardGone("terminal unusable after resume: \(error)")
-                return
-            }
-        }
-        screen?.resume()
-        logger.info("resumed: the car moves again when the driver acts")
-    }
-
-    private func startInputs(_ bridge: Bridge) throws {
-        let wantsDevices = options.replay != nil || (options.devices && !DevicePicker(config: config).entries
-            .allSatisfy { $0.match == nil })
-        guard wantsDevices else { return }
-        let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
-        self.inputs = inputs
-        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.onDeviceChange = { [weak self] _, _ in
-            guard let self else { return }
-            self.model.inputs = (self.terminal != nil ? ["keyboard"] : []) + inputs.activeDescriptions
-        }
-        inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
-        if let recording = options.replay {
-            inputs.onReplayFinished = { [weak self] in
-                self?.bridge.apply(.inputLost)
-                self?.stop(reason: "replay finished", code: 0)
-            }
-            // Let the link come up first so the recording's first frames are not lost.
-            bridge.onLinkUp = { [weak inputs] in
-                guard let inputs, !inputs.isReplaying else { return }
-                inputs.startReplay(recording)
-            }
-        } else {
-            do {
-                try inputs.startWatching()
-            } catch {
-                logger.warning("input devices unavailable (\(error)); only the keyboard drives")
-            }
-        }
-    }
-
-    private func calibrated(_ neutral: Double) {
-        let rounded = ConfigFileEditor.roundedNeutral(neutral)
-        guard let file = config.file else {
-            logger.notice("calibrated: neutral_deg = \(rounded) (no config file to save it in; use --config)")
-            return
-        }
-        do {
-            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
-            logger.notice("calibrated: neutral_deg = \(rounded), saved in \(file)")
-        } catch {
-            logger.error("calibrated (neutral_deg = \(rounded)) but could not save it in \(file): \(error)")
-        }
-    }
-
-    /// Fd 0 stays blocking: `O_NONBLOCK` would be set on the open file description the shell
-    /// shares (and left there by a crash). Each readable event reads once, which with VMIN=1 does
-    /// not block.
-    private func startKeyboard() throws {
-        terminal = try TerminalMode(fd: 0)
-        try loop.watch(0, for: .readable) { [weak self] _ in self?.readKeyboard() }
-    }
-
-    private func readKeyboard() {
-        var buffer = [UInt8](repeating: 0, count: 256)
-        let count: Int?
-        do {
-            count = try buffer.withUnsafeMutableBytes { try Syscall.read(0, into: $0) }
-        } catch {
-            keyboardGone("terminal read failed: \(error)")
-            return
-        }
-        guard let count else { return }
-        if count == 0 {
-            keyboardGone("terminal closed")
-            return
-        }
-        for key in decoder.decode(buffer[0..<count]) {
-            switch keyboard.action(for: key) {
-            case .control(let control)?: bridge.apply(control)
-            case .quit?: stop(reason: "quit key", code: 0)
-            case nil: break
-            }
-        }
-    }
-
-    private func keyboardGone(_ reason: String) {
-        loop.unwatch(0)
-        bridge.apply(.inputLost)
-        stop(reason: reason, code: 0)
-    }
-
-    private func restoreTerminal(finalText: String) {
-        sink.divert(to: nil)
-        bridge?.logsReports = true
-        model?.onChange = nil
-        screen?.close(finalText: finalText)
-        screen = nil
-        terminal?.restore()
-        terminal = nil
     }
 
     static func signalName(_ signal: Int32) -> String {

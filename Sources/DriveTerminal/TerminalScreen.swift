@@ -68,7 +68,7 @@ public final class TerminalScreen {
         closed = true
         var text = paused ? "" : render() + "\u{1B}[?25h"
         text += finalText
-        write(text, waitingUntil: loop.now().advanced(by: within))
+        write(text, waitingAtMost: within)
         Syscall.close(privateFD)
     }
 
@@ -77,7 +77,7 @@ public final class TerminalScreen {
     public func pause(within: Duration = .milliseconds(200)) {
         guard !closed, !paused else { return }
         paused = true
-        write(render() + "\u{1B}[?25h", waitingUntil: loop.now().advanced(by: within))
+        write(render() + "\u{1B}[?25h", waitingAtMost: within)
     }
 
     /// Back in the foreground after `pause()`: the cursor hidden, a full redraw.
@@ -88,19 +88,27 @@ public final class TerminalScreen {
         setNeedsDisplay()
     }
 
-    /// Writes what the terminal takes now; the rest of this screen is dropped (or, with a
-    /// deadline, waited for until then).
-    private func write(_ text: String, waitingUntil deadline: Instant? = nil) {
+    /// Writes what the terminal takes now; the rest of this screen is dropped (or, with `waitingAtMost`,
+    /// waited for that long). The wait is on the terminal in wall time, whatever the loop's clock (a
+    /// manual clock does not move while this blocks). A terminal that fails (EIO after its hang-up)
+    /// takes nothing more.
+    private func write(_ text: String, waitingAtMost wait: Duration? = nil) {
+        let deadline = wait.map { MonotonicClock.nanoseconds() + $0.nanoseconds }
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw -> Int? in
-                let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
-                if privateFD >= 0 { return (try? Syscall.write(privateFD, rest)) ?? nil }
-                // Without a private description: only when poll says there is room, a little at a time.
-                var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0 else { return nil }
-                return (try? Syscall.write(fd, UnsafeRawBufferPointer(rebasing: rest.prefix(256)))) ?? nil
+            let written: Int?
+            do {
+                written = try bytes.withUnsafeBytes { raw throws -> Int? in
+                    let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+                    if privateFD >= 0 { return try Syscall.write(privateFD, rest) }
+                    // Without a private description: only when poll says there is room, a little at a time.
+                    var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&pfd, 1, 0) == 1, pfd.revents & Int16(POLLOUT) != 0 else { return nil }
+                    return try Syscall.write(fd, UnsafeRawBufferPointer(rebasing: rest.prefix(256)))
+                }
+            } catch {
+                return
             }
             if let written, written > 0 {
                 offset += written
@@ -108,10 +116,10 @@ public final class TerminalScreen {
             }
             // The terminal is full: drop this screen, or wait a little for it at the end.
             guard let deadline else { return }
-            let left = deadline.duration(since: loop.now())
-            if left <= .zero { return }
+            let left = deadline - MonotonicClock.nanoseconds()
+            if left <= 0 { return }
             var pfd = pollfd(fd: privateFD >= 0 ? privateFD : fd, events: Int16(POLLOUT), revents: 0)
-            _ = poll(&pfd, 1, Int32(clamping: min(left.nanoseconds / 1_000_000 + 1, 10)))
+            _ = poll(&pfd, 1, Int32(clamping: min(left / 1_000_000 + 1, 10)))
         }
     }
 }

@@ -103,7 +103,10 @@ struct RunCommand: CarbridgeCommand {
         if let replay {
             options.replay = try loadRecording(replay)
         }
-        let session = try RunSession(config: config, options: options, logger: logger, sink: sink)
+        // Process-wide, so the executable's: a car or a browser that hangs up makes a write fail
+        // with EPIPE (handled where it happens) instead of killing the process before the car stops.
+        signal(SIGPIPE, SIG_IGN)
+        let session = RunSession(config: config, options: options, environment: try .process(), logger: logger, sink: sink)
         // The dashboard's server (and its threads) exists only when it is enabled.
         if config.dashboard.listen != nil {
             session.extensions.append(Dashboard(
