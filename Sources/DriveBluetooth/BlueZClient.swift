@@ -1,4 +1,5 @@
 import DriveCore
+import DriveDBus
 import DriveSystem
 import Foundation
 

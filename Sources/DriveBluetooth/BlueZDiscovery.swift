@@ -1,4 +1,5 @@
 import DriveCore
+import DriveDBus
 import DriveSystem
 
 /// A discovery through bluetoothd driven by an event loop the caller already runs (the dashboard's:

@@ -1,3 +1,4 @@
+import DriveDBus
 import DriveLink
 import Foundation
 

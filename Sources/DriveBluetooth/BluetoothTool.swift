@@ -1,4 +1,5 @@
 import DriveCore
+import DriveDBus
 import DriveLink
 
 /// The one-shot Bluetooth operations behind `carbridge scan`, `pair`, `unpair` and `rfcomm://NAME`

@@ -1,3 +1,5 @@
+import DriveDBus
+
 /// The answers carbridge's `org.bluez.Agent1` gives while it pairs a car (pure logic; `BlueZClient`
 /// exports it on the bus).
 ///

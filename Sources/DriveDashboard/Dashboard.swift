@@ -4,7 +4,6 @@ import DriveLink
 import DriveMapping
 import DriveRuntime
 import DriveSystem
-import DriveTerminal
 import Logging
 
 /// The web dashboard of `carbridge run` (`[dashboard] listen`, `--dashboard`): started by the run session

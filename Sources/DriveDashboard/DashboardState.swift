@@ -1,6 +1,5 @@
 import DriveCore
 import DriveSystem
-import DriveTerminal
 
 /// One published state of the run for the browsers: the live view's `RunSnapshot` plus what only the
 /// dashboard shows (the last frames, when the link retries, the speed cap). Built on the event loop (a
