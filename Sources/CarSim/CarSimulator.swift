@@ -105,15 +105,9 @@ public final class CarSimulator {
             let hint = code == EADDRINUSE ? ": pick another port or stop the program using it" : ""
             throw LinkFailure("cannot listen on \(address.text) (\(SocketSupport.reason(code)))\(hint)", errno: code)
         }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let text = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketSupport.describe($0, length) }
-        }
-        if let colon = text.lastIndex(of: ":") { boundPort = Int(text[text.index(after: colon)...]) }
+        let local = SocketSupport.localAddress(of: fd)
+        let text = local?.text ?? "?"
+        boundPort = local?.port
         listenFD = fd
         try loop.watch(fd, for: .readable) { [weak self] _ in self?.acceptAll() }
         onEvent?("listening on tcp://\(text)")
@@ -121,28 +115,16 @@ public final class CarSimulator {
 
     private func acceptAll() {
         while listenFD >= 0 {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept(listenFD, $0, &length)
-                }
-            }
-            if fd < 0 {
-                let code = Glibc.errno
-                if code == EINTR || code == ECONNABORTED { continue }
-                if code != EAGAIN && code != EWOULDBLOCK {
-                    onEvent?("accept failed (\(SocketSupport.reason(code)))")
-                }
+            let connection: (fd: Int32, peer: ResolvedAddress)
+            do {
+                guard let next = try SocketSupport.accept(listenFD) else { return }
+                connection = next
+            } catch {
+                onEvent?("accept failed (\(SocketSupport.reason((error as? SystemError)?.errno ?? EIO)))")
                 return
             }
-            try? Syscall.setNonBlocking(fd)
-            try? Syscall.setCloseOnExec(fd)
-            SocketSupport.setNoDelay(fd)
-            let peer = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketSupport.describe($0, length) }
-            }
-            let session = CarSimulatorSession(fd: fd, name: "tcp \(peer)", loop: loop, options: configuration.session)
+            let session = CarSimulatorSession(
+                fd: connection.fd, name: "tcp \(connection.peer.text)", loop: loop, options: configuration.session)
             adopt(session)
         }
     }
