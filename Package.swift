@@ -109,7 +109,7 @@ let package = Package(
             name: "carbridge",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveTerminal", "DriveDashboard", "DriveBluetooth",
+                "DriveDashboard", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -127,7 +127,7 @@ let package = Package(
             dependencies: ["DriveDBus", "DriveCore", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "DriveBluetoothTests",
-            dependencies: ["DriveBluetooth", "DriveDBus", "DriveLink", "DriveSystem", "DriveCore", "DriveTestSupport"]),
+            dependencies: ["DriveBluetooth", "DriveDBus", "DriveLink", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "CarSimTests",
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),
@@ -137,17 +137,17 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveConfigTests",
-            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "DriveInput"]),
+            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveInput"]),
         .testTarget(
             name: "DriveRuntimeTests",
             dependencies: [
-                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput",
-                "CLinux", "DriveTerminal", "DriveTestSupport",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveTerminal",
+                "DriveTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "DriveTerminalTests",
-            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput", "DriveSystem"]),
+            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput"]),
         .testTarget(
             name: "DriveDashboardTests",
             dependencies: [
@@ -156,7 +156,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DriveCore", "DriveSystem", "CLinux"],
+            dependencies: ["CLinux"],
             exclude: ["Fixtures"]),
     ]
 )
