@@ -6,23 +6,11 @@ import XCTest
 /// The dashboard's Bluetooth discovery against a private `dbus-daemon --session` where nobody owns
 /// org.bluez (skipped without one), and without any bus at all.
 final class BlueZDiscoveryTests: XCTestCase {
-    var bus: PrivateBus?
-    var address: String { bus?.address ?? "" }
-
-    override func setUpWithError() throws {
-        guard let bus = try PrivateBus() else { throw XCTSkip("no dbus-daemon, or it printed no address") }
-        self.bus = bus
-    }
-
-    override func tearDown() {
-        bus?.stop()
-    }
-
-    /// The dashboard's discovery on a loop the caller runs: a bus where nobody owns org.bluez gives
-    /// `scan`'s sentence, once, without blocking the loop; stopping after that is harmless.
     func testDiscoveryWithoutBluetoothdFailsWithTheSentence() throws {
+        guard let bus = try PrivateBus() else { throw XCTSkip("no dbus-daemon, or it printed no address") }
+        defer { bus.stop() }
         let loop = try EventLoop()
-        let discovery = BlueZDiscovery(loop: loop, bus: .address(address))
+        let discovery = BlueZDiscovery(loop: loop, bus: .address(bus.address))
         var events: [String] = []
         discovery.start { event in
             switch event {

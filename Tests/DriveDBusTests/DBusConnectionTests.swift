@@ -4,25 +4,15 @@ import DriveSystem
 import DriveTestSupport
 import XCTest
 
-/// The sd-bus client on the event loop against a private `dbus-daemon --session` (skipped without one):
-/// calls, errors, an exported object answering another connection, signals, all without blocking.
+/// The sd-bus client on the event loop against a private `dbus-daemon --session` (`PrivateBus`; skipped
+/// without one): calls, errors, an exported object answering another connection, signals, all without blocking.
 final class DBusConnectionTests: XCTestCase {
-    var bus: PrivateBus?
-    var address: String { bus?.address ?? "" }
-
-    override func setUpWithError() throws {
-        guard let bus = try PrivateBus() else { throw XCTSkip("no dbus-daemon, or it printed no address") }
-        self.bus = bus
-    }
-
-    override func tearDown() {
-        bus?.stop()
-    }
-
     func testCallsObjectsAndSignalsOnOneLoop() throws {
+        guard let bus = try PrivateBus() else { throw XCTSkip("no dbus-daemon, or it printed no address") }
+        defer { bus.stop() }
         let loop = try EventLoop()
-        let server = try DBusConnection(loop: loop, bus: .address(address))
-        let client = try DBusConnection(loop: loop, bus: .address(address))
+        let server = try DBusConnection(loop: loop, bus: .address(bus.address))
+        let client = try DBusConnection(loop: loop, bus: .address(bus.address))
         defer { server.close(); client.close() }
 
         var calls: [DBusConnection.MethodCall] = []
