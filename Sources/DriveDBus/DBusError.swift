@@ -1,30 +1,30 @@
 import Glibc
 
 /// An error reply (or a local failure) in D-Bus terms: `org.bluez.Error.AuthenticationFailed` and its text.
-public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The error name.
-    public var name: String
+    package var name: String
     /// Its human-readable message.
-    public var message: String
+    package var message: String
 
     /// An error named `name` with `message`.
-    public init(name: String, message: String) {
+    package init(name: String, message: String) {
         self.name = name
         self.message = message
     }
 
     /// A local failure of the sd-bus call `call` with a negative errno.
-    public init(call: String, errno code: Int32) {
+    package init(call: String, errno code: Int32) {
         self.name = "carbridge.Error.Local"
         self.message = "\(call): \(String(cString: strerrorText(code)))"
     }
 
     /// `name: message`, or the name alone.
-    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
+    package var description: String { message.isEmpty ? name : "\(name): \(message)" }
 
     /// True when nobody owns the destination (no bluetoothd on the bus; the bus could not start it
     /// either: `Spawn.*`, e.g. a disabled bluetooth.service) or the bus itself is missing.
-    public var meansServiceMissing: Bool {
+    package var meansServiceMissing: Bool {
         name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
             || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name == "carbridge.Error.NoBus"
     }

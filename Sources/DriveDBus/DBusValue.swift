@@ -2,7 +2,7 @@
 ///
 /// Arrays carry their element signature (an empty array still has a type); a dictionary is an array of
 /// `dictEntry`s (`a{sv}` is `.array("{sv}", [.dictEntry(.string(k), .variant(v)), …])`).
-public indirect enum DBusValue: Hashable, Sendable {
+package indirect enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -22,7 +22,7 @@ public indirect enum DBusValue: Hashable, Sendable {
     case variant(DBusValue)
 
     /// The value's D-Bus type signature.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: return "y"
         case .bool: return "b"
@@ -45,18 +45,18 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// `a{sv}` from a Swift dictionary (keys sorted, so the message is deterministic).
-    public static func properties(_ values: [String: DBusValue]) -> DBusValue {
+    package static func properties(_ values: [String: DBusValue]) -> DBusValue {
         .array("{sv}", values.keys.sorted().map { .dictEntry(.string($0), .variant(values[$0]!)) })
     }
 
     /// The value inside any number of variants.
-    public var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
     /// A string, object path or signature.
-    public var string: String? {
+    package var string: String? {
         switch unwrapped {
         case .string(let s), .objectPath(let s), .signature(let s): return s
         default: return nil
@@ -64,13 +64,13 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// A boolean.
-    public var bool: Bool? {
+    package var bool: Bool? {
         if case .bool(let b) = unwrapped { return b }
         return nil
     }
 
     /// Any integer type, widened.
-    public var integer: Int? {
+    package var integer: Int? {
         switch unwrapped {
         case .byte(let v): return Int(v)
         case .int16(let v): return Int(v)
@@ -84,16 +84,16 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// The elements of an array.
-    public var elements: [DBusValue]? {
+    package var elements: [DBusValue]? {
         if case .array(_, let items) = unwrapped { return items }
         return nil
     }
 
     /// The strings of an `as`.
-    public var strings: [String]? { elements?.compactMap(\.string) }
+    package var strings: [String]? { elements?.compactMap(\.string) }
 
     /// An array of dict entries with string-like keys as a dictionary (`a{sv}`, `a{oa{sv}}`, …).
-    public var dictionary: [String: DBusValue]? {
+    package var dictionary: [String: DBusValue]? {
         guard let items = elements else { return nil }
         var out: [String: DBusValue] = [:]
         for item in items {
