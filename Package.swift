@@ -11,7 +11,7 @@ let package = Package(
             name: "CarbridgeModules",
             targets: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveTerminal",
-                "DriveRuntime", "DriveBluetooth",
+                "DriveRuntime", "DriveDBus", "DriveBluetooth",
             ]),
     ],
     dependencies: [
@@ -23,6 +23,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // DriveDashboard imports NIOCore/NIOPosix and HTTPTypes itself (Hummingbird brings them in already:
+        // these name what the dashboard's own code uses, at the versions Hummingbird resolves to).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
@@ -53,11 +57,15 @@ let package = Package(
         .target(
             name: "DriveLink",
             dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
-        // BlueZ through D-Bus (sd-bus on the event loop): discovery, pairing with an agent, name → address,
-        // and the raw SDP query for a device's Serial Port channel. Finds and pairs only; the link stays RFCOMM.
+        // A general D-Bus client: sd-bus driven by the event loop (calls, signal matches, exported objects) and
+        // the D-Bus values it reads and writes. Knows nothing of BlueZ.
+        .target(name: "DriveDBus", dependencies: ["DriveCore", "DriveSystem", "CSDBus"]),
+        // Bluetooth: BlueZ through D-Bus (discovery, pairing with an agent, name → address), the raw SDP query
+        // for a device's Serial Port channel, and the raw HCI inquiry (`carbridge scan` without bluetoothd).
+        // Finds and pairs only; the link stays RFCOMM (DriveLink).
         .target(
             name: "DriveBluetooth",
-            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux", "CBluetooth", "CSDBus"]),
+            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "DriveDBus", "CBluetooth"]),
         // The simulated car (`carbridge car-sim`, `link.url = "sim"`, tests): the car's side of the protocol.
         .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink"]),
         .target(
@@ -86,11 +94,14 @@ let package = Package(
         .target(
             name: "DriveDashboard",
             dependencies: [
-                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveTerminal", "DriveRuntime", "DriveBluetooth",
-                "DriveMapping",
+                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveRuntime", "DriveBluetooth", "DriveMapping",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -98,7 +109,7 @@ let package = Package(
             name: "carbridge",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveTerminal", "DriveDashboard", "DriveBluetooth",
+                "DriveDashboard", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -112,8 +123,11 @@ let package = Package(
             name: "DriveLinkTests",
             dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"]),
         .testTarget(
+            name: "DriveDBusTests",
+            dependencies: ["DriveDBus", "DriveCore", "DriveSystem", "DriveTestSupport"]),
+        .testTarget(
             name: "DriveBluetoothTests",
-            dependencies: ["DriveBluetooth", "DriveLink", "DriveSystem", "DriveCore"]),
+            dependencies: ["DriveBluetooth", "DriveDBus", "DriveLink", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "CarSimTests",
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),
@@ -123,22 +137,26 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveConfigTests",
-            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "DriveInput"]),
+            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveInput"]),
         .testTarget(
             name: "DriveRuntimeTests",
             dependencies: [
-                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput",
-                "CLinux", "DriveTerminal", "DriveTestSupport",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveTerminal",
+                "DriveTestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "DriveTerminalTests",
-            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput", "DriveSystem"]),
+            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput"]),
         .testTarget(
             name: "DriveDashboardTests",
-            dependencies: ["DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink", "DriveTerminal"]),
+            dependencies: [
+                "DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["DriveCore", "DriveSystem", "CLinux"],
+            dependencies: ["CLinux"],
             exclude: ["Fixtures"]),
     ]
 )

@@ -5,20 +5,20 @@ import Glibc
 
 /// A simulated car for `carbridge car-sim` and tests: listens on TCP and/or exposes a pty as a
 /// serial car, and serves each connection with a `CarSimulatorSession`. Nothing is printed here.
-public final class CarSimulator {
+package final class CarSimulator {
     /// Where the car listens and how it behaves.
-    public struct Configuration: Hashable, Sendable {
+    package struct Configuration: Hashable, Sendable {
         /// The TCP host to listen on; nil = no TCP.
-        public var listenHost: String?
+        package var listenHost: String?
         /// The TCP port; 0 = any free port (see `boundPort`).
-        public var listenPort: Int
+        package var listenPort: Int
         /// Also expose a pty whose slave path is the serial car (see `ptyPath`).
-        public var pty: Bool
+        package var pty: Bool
         /// How each session behaves.
-        public var session: CarSimulatorSession.Options
+        package var session: CarSimulatorSession.Options
 
         /// Creates a configuration; default: TCP on 127.0.0.1, any port, no pty.
-        public init(
+        package init(
             listenHost: String? = "127.0.0.1", listenPort: Int = 0, pty: Bool = false,
             session: CarSimulatorSession.Options = .init()
         ) {
@@ -30,17 +30,17 @@ public final class CarSimulator {
     }
 
     /// Called for every valid frame from any connection.
-    public var onFrame: ((Frame, Instant) -> Void)?
+    package var onFrame: ((Frame, Instant) -> Void)?
     /// Called for every broken rule: the reason and the offending line.
-    public var onViolation: ((String, String) -> Void)?
+    package var onViolation: ((String, String) -> Void)?
     /// Called for connections, disconnections and changes of what the car does.
-    public var onEvent: ((String) -> Void)?
+    package var onEvent: ((String) -> Void)?
     /// The TCP port actually bound, once started.
-    public private(set) var boundPort: Int?
+    package private(set) var boundPort: Int?
     /// The pty's slave path (the serial car), once started.
-    public private(set) var ptyPath: String?
+    package private(set) var ptyPath: String?
     /// The sessions currently open.
-    public private(set) var sessions: [CarSimulatorSession] = []
+    package private(set) var sessions: [CarSimulatorSession] = []
 
     private let loop: EventLoop
     private let configuration: Configuration
@@ -49,7 +49,7 @@ public final class CarSimulator {
     private var ptySlaveFD: Int32 = -1
 
     /// Creates a simulator; `start()` opens its sockets.
-    public init(loop: EventLoop, configuration: Configuration = .init()) {
+    package init(loop: EventLoop, configuration: Configuration = .init()) {
         self.loop = loop
         self.configuration = configuration
     }
@@ -57,13 +57,13 @@ public final class CarSimulator {
     deinit { stop() }
 
     /// Listens and/or opens the pty; throws `LinkFailure` with a clear sentence.
-    public func start() throws {
+    package func start() throws {
         if let host = configuration.listenHost { try listen(host: host, port: configuration.listenPort) }
         if configuration.pty { try openPTY() }
     }
 
     /// Closes every session, the listener and the pty.
-    public func stop() {
+    package func stop() {
         for session in sessions { session.close() }
         sessions.removeAll()
         if listenFD >= 0 {
@@ -81,7 +81,7 @@ public final class CarSimulator {
     }
 
     /// Stops accepting TCP connections (open sessions go on).
-    public func stopListening() {
+    package func stopListening() {
         guard listenFD >= 0 else { return }
         loop.unwatch(listenFD)
         Syscall.close(listenFD)
@@ -105,15 +105,9 @@ public final class CarSimulator {
             let hint = code == EADDRINUSE ? ": pick another port or stop the program using it" : ""
             throw LinkFailure("cannot listen on \(address.text) (\(SocketSupport.reason(code)))\(hint)", errno: code)
         }
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let text = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketSupport.describe($0, length) }
-        }
-        if let colon = text.lastIndex(of: ":") { boundPort = Int(text[text.index(after: colon)...]) }
+        let local = SocketSupport.localAddress(of: fd)
+        let text = local?.text ?? "?"
+        boundPort = local?.port
         listenFD = fd
         try loop.watch(fd, for: .readable) { [weak self] _ in self?.acceptAll() }
         onEvent?("listening on tcp://\(text)")
@@ -121,28 +115,16 @@ public final class CarSimulator {
 
     private func acceptAll() {
         while listenFD >= 0 {
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let fd = withUnsafeMutablePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    accept(listenFD, $0, &length)
-                }
-            }
-            if fd < 0 {
-                let code = Glibc.errno
-                if code == EINTR || code == ECONNABORTED { continue }
-                if code != EAGAIN && code != EWOULDBLOCK {
-                    onEvent?("accept failed (\(SocketSupport.reason(code)))")
-                }
+            let connection: (fd: Int32, peer: ResolvedAddress)
+            do {
+                guard let next = try SocketSupport.accept(listenFD) else { return }
+                connection = next
+            } catch {
+                onEvent?("accept failed (\(SocketSupport.reason((error as? SystemError)?.errno ?? EIO)))")
                 return
             }
-            try? Syscall.setNonBlocking(fd)
-            try? Syscall.setCloseOnExec(fd)
-            SocketSupport.setNoDelay(fd)
-            let peer = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketSupport.describe($0, length) }
-            }
-            let session = CarSimulatorSession(fd: fd, name: "tcp \(peer)", loop: loop, options: configuration.session)
+            let session = CarSimulatorSession(
+                fd: connection.fd, name: "tcp \(connection.peer.text)", loop: loop, options: configuration.session)
             adopt(session)
         }
     }

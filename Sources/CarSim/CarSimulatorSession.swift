@@ -6,20 +6,20 @@ import Glibc
 /// The car's side of one connection: parses every line strictly (`CarFrameParser`, `CarModel`),
 /// reports frames, violations and what the car does, and talks back: `OK …` on start, `CAR <action>`
 /// when what the car does changes, `ERR <reason>` for a bad line, `BAT,N` every `statusInterval`.
-public final class CarSimulatorSession {
+package final class CarSimulatorSession {
     /// Tunables of a simulated car.
-    public struct Options: Hashable, Sendable {
+    package struct Options: Hashable, Sendable {
         /// How often `BAT,N` is sent; nil = never.
-        public var statusInterval: Duration?
+        package var statusInterval: Duration?
         /// Accept speed jumps larger than 10 (analog throttle).
-        public var allowSpeedJumps: Bool
+        package var allowSpeedJumps: Bool
         /// Send `CAR <action>` lines back when the action changes.
-        public var reportsActions: Bool
+        package var reportsActions: Bool
         /// The battery level the car starts with (percent).
-        public var initialBattery: Int
+        package var initialBattery: Int
 
         /// Creates options; defaults: status every 5 s, strict speed steps, actions reported, 100 %.
-        public init(
+        package init(
             statusInterval: Duration? = .seconds(5), allowSpeedJumps: Bool = false, reportsActions: Bool = true,
             initialBattery: Int = 100
         ) {
@@ -31,25 +31,25 @@ public final class CarSimulatorSession {
     }
 
     /// Where the session's bytes come from, e.g. `tcp 127.0.0.1:40112` or `pty /dev/pts/4`.
-    public let name: String
+    package let name: String
     /// Called for every valid frame, with the time it was read.
-    public var onFrame: ((Frame, Instant) -> Void)?
+    package var onFrame: ((Frame, Instant) -> Void)?
     /// Called for every broken rule: the reason and the line.
-    public var onViolation: ((String, String) -> Void)?
+    package var onViolation: ((String, String) -> Void)?
     /// Called for connection events and changes of what the car does.
-    public var onEvent: ((String) -> Void)?
+    package var onEvent: ((String) -> Void)?
     /// Called once when the session ends (the peer closed or `close()`).
-    public var onClose: (() -> Void)?
+    package var onClose: (() -> Void)?
     /// What the car knows.
-    public private(set) var model: CarModel
+    package private(set) var model: CarModel
     /// The battery level in percent, decreasing by 1 per status line.
-    public private(set) var battery: Int
+    package private(set) var battery: Int
     /// What the car currently does, e.g. "forward at 40".
-    public private(set) var action = "stopped (forward, straight)"
+    package private(set) var action = "stopped (forward, straight)"
     /// Lines that were not valid frames or broke a rule.
-    public private(set) var violationCount = 0
+    package private(set) var violationCount = 0
     /// True until the session ends.
-    public var isOpen: Bool { fd >= 0 }
+    package var isOpen: Bool { fd >= 0 }
 
     private let loop: EventLoop
     private let options: Options
@@ -61,7 +61,7 @@ public final class CarSimulatorSession {
     private static let outputLimit = 64 * 1024
 
     /// Serves the car side of `fd` (non-blocking); `closesFD` says whether the session owns it.
-    public init(fd: Int32, name: String, loop: EventLoop, options: Options = Options(), closesFD: Bool = true) {
+    package init(fd: Int32, name: String, loop: EventLoop, options: Options = Options(), closesFD: Bool = true) {
         self.fd = fd
         self.name = name
         self.loop = loop
@@ -80,14 +80,14 @@ public final class CarSimulatorSession {
     }
 
     /// Starts reading, says hello and schedules status lines.
-    public func start() throws {
+    package func start() throws {
         try loop.watch(fd, for: .readable) { [weak self] events in self?.handle(events) }
         write("OK carbridge car simulator ready")
         scheduleStatus()
     }
 
     /// Ends the session (closing the fd if the session owns it).
-    public func close() {
+    package func close() {
         guard fd >= 0 else { return }
         if let statusTimer { loop.cancel(statusTimer) }
         statusTimer = nil
@@ -98,7 +98,7 @@ public final class CarSimulatorSession {
     }
 
     /// Handles one line as if it had just been read (the parsing and rules, without I/O).
-    public func receive(line: String, at time: Instant) {
+    package func receive(line: String, at time: Instant) {
         switch CarFrameParser.parse(line) {
         case .failure(let error):
             violation(error.reason, line: line)

@@ -5,25 +5,25 @@ import Glibc
 
 /// The connector behind `sim`: each connect makes a socketpair and serves the far end with a
 /// `CarSimulatorSession` on the same loop.
-public final class SocketPairCarConnector: StreamConnector {
+package final class SocketPairCarConnector: StreamConnector {
     /// `sim`.
-    public let name = "sim"
+    package let name = "sim"
     /// The car's session for the current connection.
-    public private(set) var session: CarSimulatorSession?
+    package private(set) var session: CarSimulatorSession?
     /// Called with each new session before it starts (to attach callbacks).
-    public var onSession: ((CarSimulatorSession) -> Void)?
+    package var onSession: ((CarSimulatorSession) -> Void)?
 
     private let loop: EventLoop
     private let options: CarSimulatorSession.Options
 
     /// Creates a connector whose car uses `options`.
-    public init(loop: EventLoop, options: CarSimulatorSession.Options = .init()) {
+    package init(loop: EventLoop, options: CarSimulatorSession.Options = .init()) {
         self.loop = loop
         self.options = options
     }
 
     /// Makes the socketpair and starts the car on the other end.
-    public func open() throws -> (fd: Int32, progress: ConnectProgress) {
+    package func open() throws -> (fd: Int32, progress: ConnectProgress) {
         var fds: [Int32] = [-1, -1]
         let socketType = SocketSupport.streamSocketType
         guard socketpair(AF_UNIX, socketType, 0, &fds) == 0 else {
@@ -44,29 +44,29 @@ public final class SocketPairCarConnector: StreamConnector {
     }
 
     /// Never called: a socketpair is connected at once.
-    public func finishConnect(_ fd: Int32) throws {}
+    package func finishConnect(_ fd: Int32) throws {}
 
     /// `SIOCOUTQ` on an AF_UNIX socket counts buffer memory, not payload.
-    public var queuedBytesArePayload: Bool { false }
+    package var queuedBytesArePayload: Bool { false }
 
     /// The simulated car went away.
-    public func lossSentence(_ error: SystemError) -> String {
+    package func lossSentence(_ error: SystemError) -> String {
         "the simulated car failed (\(SocketSupport.reason(error.errno)))"
     }
 
     /// `send` with MSG_NOSIGNAL.
-    public func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
+    package func write(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
         try SocketSupport.send(fd, bytes)
     }
 }
 
 /// The `sim` link: a normal `StreamLink` to an in-process car, so its status lines and
 /// "what the car does" lines come back as car lines.
-public typealias SimulatedCarLink = StreamLink<SocketPairCarConnector>
+package typealias SimulatedCarLink = StreamLink<SocketPairCarConnector>
 
 extension StreamLink where Connector == SocketPairCarConnector {
     /// Creates a link to an in-process simulated car on `loop`.
-    public convenience init(
+    package convenience init(
         simulatedOn loop: EventLoop, encoder: FrameEncoder = FrameEncoder(),
         options: CarSimulatorSession.Options = .init()
     ) {
@@ -76,5 +76,5 @@ extension StreamLink where Connector == SocketPairCarConnector {
     }
 
     /// The simulated car's current session.
-    public var car: CarSimulatorSession? { connector.session }
+    package var car: CarSimulatorSession? { connector.session }
 }

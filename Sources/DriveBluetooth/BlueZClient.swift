@@ -1,30 +1,31 @@
 import DriveCore
+import DriveDBus
 import DriveSystem
 import Foundation
 
 /// bluetoothd's D-Bus API (`org.bluez`) on an event loop: objects, discovery, pairing with an agent,
 /// trust, removal. Every call is asynchronous; `BlueZSession` wraps them for one-shot commands.
-public final class BlueZClient {
-    public static let service = "org.bluez"
-    public let connection: DBusConnection
-    public let loop: EventLoop
+package final class BlueZClient {
+    package static let service = "org.bluez"
+    package let connection: DBusConnection
+    package let loop: EventLoop
     /// The devices as the signals (`watchDevices`) keep them.
-    public private(set) var devices: [String: BluetoothDevice] = [:]
+    package private(set) var devices: [String: BluetoothDevice] = [:]
     private var watchTokens: [DBusConnection.Token] = []
 
-    public init(loop: EventLoop, bus: DBusConnection.Bus = .system) throws(DBusError) {
+    package init(loop: EventLoop, bus: DBusConnection.Bus = .system) throws(DBusError) {
         self.loop = loop
         connection = try DBusConnection(loop: loop, bus: bus)
     }
 
-    public func close() {
+    package func close() {
         for token in watchTokens { token.cancel() }
         watchTokens.removeAll()
         connection.close()
     }
 
     /// `GetManagedObjects`: every adapter and device bluetoothd knows.
-    public func managedObjects(_ done: @escaping (Result<BlueZObjects, DBusError>) -> Void) {
+    package func managedObjects(_ done: @escaping (Result<BlueZObjects, DBusError>) -> Void) {
         connection.call(destination: Self.service, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
                         member: "GetManagedObjects", timeout: .seconds(10)) { [weak self] result in
             let objects = result.map { BlueZObjects(managedObjects: $0) }
@@ -37,7 +38,7 @@ public final class BlueZClient {
 
     /// Follows `InterfacesAdded` and `PropertiesChanged` of devices under `adapterPath` (nil: all);
     /// `changed` gets the device after each update and the names of the properties that came.
-    public func watchDevices(adapterPath: String?, _ changed: @escaping (BluetoothDevice, Set<String>) -> Void) {
+    package func watchDevices(adapterPath: String?, _ changed: @escaping (BluetoothDevice, Set<String>) -> Void) {
         let prefix = adapterPath.map { $0 + "/" } ?? "/org/bluez/"
         watchTokens.append(connection.onSignal(
             sender: Self.service, path: "/", interface: "org.freedesktop.DBus.ObjectManager", member: "InterfacesAdded"
@@ -77,23 +78,23 @@ public final class BlueZClient {
     }
 
     /// `SetDiscoveryFilter({Transport: bredr})` (an HC-05 is classic Bluetooth), then `StartDiscovery`.
-    public func startDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {
+    package func startDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {
         adapterCall(adapterPath, "SetDiscoveryFilter", [.properties(["Transport": .string("bredr")])]) { [weak self] _ in
             self?.adapterCall(adapterPath, "StartDiscovery", [], done)
         }
     }
 
-    public func stopDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {
+    package func stopDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {
         adapterCall(adapterPath, "StopDiscovery", [], done)
     }
 
     /// `Adapter1.RemoveDevice`: forgets the device and its pairing.
-    public func removeDevice(_ device: BluetoothDevice, _ done: @escaping (Result<Void, DBusError>) -> Void) {
+    package func removeDevice(_ device: BluetoothDevice, _ done: @escaping (Result<Void, DBusError>) -> Void) {
         adapterCall(device.adapterPath, "RemoveDevice", [.objectPath(device.path)], done)
     }
 
     /// Sets `Trusted` on a device.
-    public func setTrusted(_ device: BluetoothDevice, _ trusted: Bool, _ done: @escaping (Result<Void, DBusError>) -> Void) {
+    package func setTrusted(_ device: BluetoothDevice, _ trusted: Bool, _ done: @escaping (Result<Void, DBusError>) -> Void) {
         connection.setProperty(destination: Self.service, path: device.path, interface: "org.bluez.Device1",
                                name: "Trusted", value: .bool(trusted), reply: done)
     }
@@ -101,7 +102,7 @@ public final class BlueZClient {
     /// Pairs with `device` through `Device1.Pair`, with carbridge's own `Agent1` registered for the
     /// time of the pairing (so the PIN comes from carbridge, not from a desktop agent); `events`
     /// tells what the agent answered.
-    public func pair(
+    package func pair(
         _ device: BluetoothDevice, pin: String, timeout: Duration = .seconds(60),
         events: @escaping (PairingAgent.Event) -> Void, done: @escaping (Result<Void, DBusError>) -> Void
     ) {
@@ -142,12 +143,12 @@ public final class BlueZClient {
 /// A one-shot use of BlueZ for the CLI commands and for resolving a link before `run` starts: a
 /// private event loop, and calls that look synchronous because the loop spins until their reply
 /// came (it is the loop doing the waiting, with the bus fd and timers on it).
-public final class BlueZSession {
-    public let loop: EventLoop
-    public let client: BlueZClient
+package final class BlueZSession {
+    package let loop: EventLoop
+    package let client: BlueZClient
 
     /// Connects; a missing bus is a `BluetoothFailure` with `noBluetoothd` set.
-    public init() throws(BluetoothFailure) {
+    package init() throws(BluetoothFailure) {
         do {
             loop = try EventLoop()
         } catch {
@@ -163,7 +164,7 @@ public final class BlueZSession {
     deinit { client.close() }
 
     /// Spins the loop until `start`'s completion ran or `timeout` passed (nil then).
-    public func wait<T>(timeout: Duration, _ start: (@escaping (T) -> Void) -> Void) -> T? {
+    package func wait<T>(timeout: Duration, _ start: (@escaping (T) -> Void) -> Void) -> T? {
         var result: T?
         start { result = $0 }
         let deadline = loop.now().advanced(by: timeout)
@@ -180,7 +181,7 @@ public final class BlueZSession {
     }
 
     /// Spins the loop for `duration` (signals and replies are handled meanwhile), or until `stop` says so.
-    public func spin(for duration: Duration, until stop: () -> Bool = { false }) {
+    package func spin(for duration: Duration, until stop: () -> Bool = { false }) {
         let deadline = loop.now().advanced(by: duration)
         while !stop() {
             let left = deadline.duration(since: loop.now())
@@ -191,7 +192,7 @@ public final class BlueZSession {
 
     /// A call made synchronous: its result, or a `BluetoothFailure` (no reply within `timeout`, or
     /// no bluetoothd on the bus: `noBluetoothd`).
-    public func call<T>(_ what: String, timeout: Duration = .seconds(15),
+    package func call<T>(_ what: String, timeout: Duration = .seconds(15),
                         _ start: (@escaping (Result<T, DBusError>) -> Void) -> Void) throws(BluetoothFailure) -> T {
         guard let result = wait(timeout: timeout, start) else {
             throw BluetoothFailure("bluetoothd did not answer \(what) within \(timeout.components.seconds) s")
@@ -203,27 +204,27 @@ public final class BlueZSession {
     }
 
     /// Everything bluetoothd knows.
-    public func objects() throws(BluetoothFailure) -> BlueZObjects {
+    package func objects() throws(BluetoothFailure) -> BlueZObjects {
         try call("GetManagedObjects") { client.managedObjects($0) }
     }
 }
 
 /// A Bluetooth operation that failed, as the sentence to print.
-public struct BluetoothFailure: Error, CustomStringConvertible {
-    public var description: String
+package struct BluetoothFailure: Error, CustomStringConvertible {
+    package var description: String
     /// No D-Bus or no bluetoothd: `scan` falls back to the raw inquiry.
-    public var noBluetoothd: Bool
+    package var noBluetoothd: Bool
     /// The D-Bus error behind it, if any.
-    public var dbus: DBusError?
+    package var dbus: DBusError?
 
-    public init(_ description: String, noBluetoothd: Bool = false, dbus: DBusError? = nil) {
+    package init(_ description: String, noBluetoothd: Bool = false, dbus: DBusError? = nil) {
         self.description = description
         self.noBluetoothd = noBluetoothd
         self.dbus = dbus
     }
 
     /// The sentence for the call `what` that failed with `error` (no bluetoothd on the bus: `noBluetoothd`).
-    public init(_ what: String, failed error: DBusError) {
+    package init(_ what: String, failed error: DBusError) {
         if error.meansServiceMissing {
             self.init("bluetoothd is not running (nobody owns org.bluez on the system bus)", noBluetoothd: true)
         } else {
@@ -232,15 +233,15 @@ public struct BluetoothFailure: Error, CustomStringConvertible {
     }
 
     /// The sentence for a bus that cannot be reached at all (`BlueZClient(loop:)` threw).
-    public init(noBus error: DBusError) {
+    package init(noBus error: DBusError) {
         self.init(error.message, noBluetoothd: true)
     }
 }
 
 /// The sentence for an adapter that cannot be used yet (off, rfkill-blocked), or nil.
-public enum AdapterAdvice {
+package enum AdapterAdvice {
     /// Reads `/sys/class/bluetooth/NAME/rfkill*/{hard,soft}`: (hard, soft) blocked.
-    public static func rfkill(_ name: String, sysfs: String = "/sys/class/bluetooth") -> (hard: Bool, soft: Bool) {
+    package static func rfkill(_ name: String, sysfs: String = "/sys/class/bluetooth") -> (hard: Bool, soft: Bool) {
         let directory = "\(sysfs)/\(name)"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var hard = false
@@ -256,7 +257,7 @@ public enum AdapterAdvice {
         return (hard, soft)
     }
 
-    public static func problem(_ adapter: BluetoothAdapter, rfkill blocked: (hard: Bool, soft: Bool)) -> String? {
+    package static func problem(_ adapter: BluetoothAdapter, rfkill blocked: (hard: Bool, soft: Bool)) -> String? {
         if adapter.powered { return nil }
         let name = adapter.name
         if blocked.hard {

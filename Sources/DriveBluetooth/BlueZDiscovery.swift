@@ -1,4 +1,5 @@
 import DriveCore
+import DriveDBus
 import DriveSystem
 
 /// A discovery through bluetoothd driven by an event loop the caller already runs (the dashboard's:
@@ -10,9 +11,9 @@ import DriveSystem
 /// `handler` gets `.started`, then `.found` for every update of a device in range (it may come again
 /// with its name, RSSI or services), or one `.failed` after which nothing more comes. `stop` stops the
 /// discovery (fire and forget) and closes the connection; the caller bounds the time. Loop thread only.
-public final class BlueZDiscovery {
+package final class BlueZDiscovery {
     /// What the discovery reports.
-    public enum Event {
+    package enum Event {
         /// Discovery runs on this adapter.
         case started(BluetoothAdapter)
         /// A device in range, as bluetoothd knows it now.
@@ -28,7 +29,7 @@ public final class BlueZDiscovery {
     private var handler: ((Event) -> Void)?
 
     /// A discovery on `loop` (nothing happens until `start`).
-    public init(loop: EventLoop, bus: DBusConnection.Bus = .system) {
+    package init(loop: EventLoop, bus: DBusConnection.Bus = .system) {
         self.loop = loop
         self.bus = bus
     }
@@ -36,7 +37,7 @@ public final class BlueZDiscovery {
     deinit { client?.close() }
 
     /// Starts discovering on `adapterName` (nil: the first adapter).
-    public func start(adapterName: String? = nil, _ handler: @escaping (Event) -> Void) {
+    package func start(adapterName: String? = nil, _ handler: @escaping (Event) -> Void) {
         self.handler = handler
         let client: BlueZClient
         do {
@@ -88,7 +89,7 @@ public final class BlueZDiscovery {
     }
 
     /// Stops: no more events; discovery is stopped (when it was started) and the connection closed.
-    public func stop() {
+    package func stop() {
         handler = nil
         guard let client else { return }
         self.client = nil

@@ -1,36 +1,37 @@
+import DriveDBus
 import DriveLink
 import Foundation
 
 /// The Serial Port Profile's service class, as BlueZ spells UUIDs.
-public let serialPortUUID = "00001101-0000-1000-8000-00805f9b34fb"
+package let serialPortUUID = "00001101-0000-1000-8000-00805f9b34fb"
 
 /// One `org.bluez.Device1` as carbridge cares about it.
-public struct BluetoothDevice: Hashable, Sendable {
+package struct BluetoothDevice: Hashable, Sendable {
     /// `/org/bluez/hci0/dev_98_D3_31_F5_2A_11`.
-    public var path: String
+    package var path: String
     /// `/org/bluez/hci0`.
-    public var adapterPath: String
+    package var adapterPath: String
     /// `98:D3:31:F5:2A:11`.
-    public var address: String
+    package var address: String
     /// The name the device told (nil until bluetoothd has it; an HC-05 tells it only after the inquiry).
-    public var name: String?
+    package var name: String?
     /// The alias (the name unless the user set one; BlueZ makes it `98-D3-31-F5-2A-11` while there is no name).
-    public var alias: String?
-    public var rssi: Int?
-    public var paired = false
-    public var trusted = false
-    public var connected = false
+    package var alias: String?
+    package var rssi: Int?
+    package var paired = false
+    package var trusted = false
+    package var connected = false
     /// Service UUIDs, lower-case 128-bit.
-    public var uuids: [String] = []
+    package var uuids: [String] = []
 
-    public init(path: String, adapterPath: String? = nil, address: String? = nil) {
+    package init(path: String, adapterPath: String? = nil, address: String? = nil) {
         self.path = path
         self.adapterPath = adapterPath ?? BluetoothDevice.adapterPath(of: path)
         self.address = address ?? BluetoothDevice.address(fromPath: path) ?? ""
     }
 
     /// Updates from Device1 properties (`InterfacesAdded`, `PropertiesChanged`, `GetManagedObjects`).
-    public mutating func apply(_ properties: [String: DBusValue]) {
+    package mutating func apply(_ properties: [String: DBusValue]) {
         for (key, value) in properties {
             switch key {
             case "Address": if let v = value.string { address = v.uppercased() }
@@ -48,57 +49,57 @@ public struct BluetoothDevice: Hashable, Sendable {
     }
 
     /// The properties a `PropertiesChanged` invalidated.
-    public mutating func invalidate(_ names: [String]) {
+    package mutating func invalidate(_ names: [String]) {
         for name in names where name == "RSSI" { rssi = nil }
     }
 
     /// True when it offers a Serial Port (UUID 0x1101).
-    public var offersSerialPort: Bool { uuids.contains(serialPortUUID) }
+    package var offersSerialPort: Bool { uuids.contains(serialPortUUID) }
 
     /// The name it is known by: its name, else a user-set alias, else nil.
-    public var knownName: String? {
+    package var knownName: String? {
         if let name, !name.isEmpty { return name }
         if let alias, !alias.isEmpty, alias != address.replacingColons(with: "-") { return alias }
         return nil
     }
 
     /// `HC-05 (98:D3:31:F5:2A:11)` or just the address.
-    public var label: String { knownName.map { "\($0) (\(address))" } ?? address }
+    package var label: String { knownName.map { "\($0) (\(address))" } ?? address }
 
     /// `/org/bluez/hci0/dev_AA_…` → `/org/bluez/hci0`.
-    public static func adapterPath(of devicePath: String) -> String {
+    package static func adapterPath(of devicePath: String) -> String {
         guard let slash = devicePath.lastIndex(of: "/") else { return devicePath }
         return String(devicePath[..<slash])
     }
 
     /// `…/dev_AA_BB_CC_DD_EE_FF` → `AA:BB:CC:DD:EE:FF`.
-    public static func address(fromPath path: String) -> String? {
+    package static func address(fromPath path: String) -> String? {
         guard let range = path.range(of: "/dev_", options: .backwards) else { return nil }
         let text = path[range.upperBound...].replacingOccurrences(of: "_", with: ":").uppercased()
         return LinkURL.isBluetoothAddress(text) ? text : nil
     }
 
     /// The object path bluetoothd gives `address` under `adapterPath`.
-    public static func path(adapterPath: String, address: String) -> String {
+    package static func path(adapterPath: String, address: String) -> String {
         adapterPath + "/dev_" + address.uppercased().replacingColons(with: "_")
     }
 }
 
 /// One `org.bluez.Adapter1`.
-public struct BluetoothAdapter: Hashable, Sendable {
-    public var path: String
-    public var address: String = ""
-    public var powered = false
-    public var discovering = false
+package struct BluetoothAdapter: Hashable, Sendable {
+    package var path: String
+    package var address: String = ""
+    package var powered = false
+    package var discovering = false
     /// BlueZ ≥ 5.64: `on`, `off`, `off-enabling`, `on-disabling`, `off-blocked` (rfkill).
-    public var powerState: String?
+    package var powerState: String?
 
-    public init(path: String) { self.path = path }
+    package init(path: String) { self.path = path }
 
     /// `hci0`.
-    public var name: String { String(path.split(separator: "/").last ?? "") }
+    package var name: String { String(path.split(separator: "/").last ?? "") }
 
-    public mutating func apply(_ properties: [String: DBusValue]) {
+    package mutating func apply(_ properties: [String: DBusValue]) {
         for (key, value) in properties {
             switch key {
             case "Address": address = value.string ?? address
@@ -112,17 +113,17 @@ public struct BluetoothAdapter: Hashable, Sendable {
 }
 
 /// What bluetoothd knows: adapters and devices, from `GetManagedObjects`.
-public struct BlueZObjects: Sendable {
-    public var adapters: [BluetoothAdapter] = []
-    public var devices: [BluetoothDevice] = []
+package struct BlueZObjects: Sendable {
+    package var adapters: [BluetoothAdapter] = []
+    package var devices: [BluetoothDevice] = []
 
-    public init(adapters: [BluetoothAdapter] = [], devices: [BluetoothDevice] = []) {
+    package init(adapters: [BluetoothAdapter] = [], devices: [BluetoothDevice] = []) {
         self.adapters = adapters
         self.devices = devices
     }
 
     /// Parses the reply of `org.freedesktop.DBus.ObjectManager.GetManagedObjects` (`a{oa{sa{sv}}}`).
-    public init(managedObjects reply: [DBusValue]) {
+    package init(managedObjects reply: [DBusValue]) {
         guard let objects = reply.first?.dictionary else { return }
         for path in objects.keys.sorted() {
             guard let interfaces = objects[path]?.dictionary else { continue }
@@ -140,16 +141,16 @@ public struct BlueZObjects: Sendable {
     }
 
     /// The adapter named `name` (`hci1`), or the first one when nil.
-    public func adapter(named name: String?) -> BluetoothAdapter? {
+    package func adapter(named name: String?) -> BluetoothAdapter? {
         guard let name else { return adapters.first }
         return adapters.first { $0.name == name || $0.address.uppercased() == name.uppercased() }
     }
 }
 
 /// Finds the device a user named (`HC-05`, an alias, or an address).
-public enum DeviceResolver {
+package enum DeviceResolver {
     /// The outcome.
-    public enum Match: Equatable, Sendable {
+    package enum Match: Equatable, Sendable {
         case none
         case one(BluetoothDevice)
         case several([BluetoothDevice])
@@ -158,7 +159,7 @@ public enum DeviceResolver {
     /// Devices whose address, name or alias is `text`: exact (case-sensitive) matches first, else
     /// case-insensitive ones. With `preferPaired`, one paired device among several matches wins
     /// (the HC-05 you paired, not the neighbour's HC-05 that was merely discovered).
-    public static func resolve(_ text: String, among devices: [BluetoothDevice], preferPaired: Bool = false) -> Match {
+    package static func resolve(_ text: String, among devices: [BluetoothDevice], preferPaired: Bool = false) -> Match {
         let wanted = text.trimmingCharacters(in: .whitespaces)
         if LinkURL.isBluetoothAddress(wanted.uppercased()) {
             let hits = devices.filter { $0.address == wanted.uppercased() }
@@ -184,7 +185,7 @@ public enum DeviceResolver {
     }
 
     /// One line per candidate: `98:D3:31:F5:2A:11 HC-05 on hci0, paired`.
-    public static func candidateList(_ devices: [BluetoothDevice]) -> String {
+    package static func candidateList(_ devices: [BluetoothDevice]) -> String {
         devices.map { device in
             var text = "\(device.address) \(device.knownName ?? "(no name)") on \(BluetoothAdapter(path: device.adapterPath).name)"
             if device.paired { text += ", paired" }
@@ -193,7 +194,7 @@ public enum DeviceResolver {
     }
 
     /// The sentence for a name nothing matched, listing what bluetoothd does know.
-    public static func notFoundSentence(_ text: String, known: [BluetoothDevice]) -> String {
+    package static func notFoundSentence(_ text: String, known: [BluetoothDevice]) -> String {
         let names = Set(known.compactMap(\.knownName)).sorted()
         var sentence = "no Bluetooth device named \"\(text)\" is paired or discovered: find it with `carbridge scan`, then `carbridge pair \(text)`"
         if !names.isEmpty { sentence += " (known: \(names.joined(separator: ", ")))" }
@@ -201,7 +202,7 @@ public enum DeviceResolver {
     }
 
     /// The sentence for an ambiguous name.
-    public static func ambiguousSentence(_ text: String, candidates: [BluetoothDevice], use: String) -> String {
+    package static func ambiguousSentence(_ text: String, candidates: [BluetoothDevice], use: String) -> String {
         "\"\(text)\" names \(candidates.count) devices: \(candidateList(candidates)); \(use)"
     }
 }

@@ -1,13 +1,14 @@
 import DriveCore
+import DriveDBus
 import DriveLink
 
 /// The one-shot Bluetooth operations behind `carbridge scan`, `pair`, `unpair` and `rfcomm://NAME`
 /// links, through bluetoothd. Each runs on its own private loop (`BlueZSession`) and returns when done.
-public enum BluetoothTool {
+package enum BluetoothTool {
     // MARK: scan
 
     /// One scan result line: `98:D3:31:F5:2A:11  HC-05  [RSSI -52 dBm, paired, trusted, serial port]`.
-    public static func line(_ device: BluetoothDevice) -> String {
+    package static func line(_ device: BluetoothDevice) -> String {
         var details: [String] = []
         if let rssi = device.rssi { details.append("RSSI \(rssi) dBm") }
         if device.paired { details.append("paired") }
@@ -34,7 +35,7 @@ public enum BluetoothTool {
     /// Discovers through bluetoothd on `adapterName` for `seconds`, calling `found` once per device as
     /// soon as its name is known (the rest at the end, nameless). Returns how many were found; throws
     /// with `noBluetoothd` when bluetoothd does not answer (the caller falls back to a raw inquiry).
-    public static func scan(adapterName: String?, seconds: Int, found: (BluetoothDevice) -> Void,
+    package static func scan(adapterName: String?, seconds: Int, found: (BluetoothDevice) -> Void,
                             started: (BluetoothAdapter) -> Void = { _ in }) throws(BluetoothFailure) -> Int {
         let session = try BlueZSession()
         let objects = try session.objects()
@@ -128,7 +129,7 @@ public enum BluetoothTool {
 
     /// Pairs with `target` using `pin`, marks it trusted. `say` gets progress lines; throws the sentence
     /// of what failed.
-    public static func pair(_ target: String, pin: String, adapterName: String?, searchSeconds: Int,
+    package static func pair(_ target: String, pin: String, adapterName: String?, searchSeconds: Int,
                             say: @escaping (String) -> Void) throws(BluetoothFailure) {
         let session = try BlueZSession()
         let objects = try session.objects()
@@ -178,7 +179,7 @@ public enum BluetoothTool {
     }
 
     /// Removes the pairing (and bluetoothd's record) of `target`.
-    public static func unpair(_ target: String, adapterName: String?, say: (String) -> Void) throws(BluetoothFailure) {
+    package static func unpair(_ target: String, adapterName: String?, say: (String) -> Void) throws(BluetoothFailure) {
         let session = try BlueZSession()
         let objects = try session.objects()
         let adapter = try adapterName.map { (name) throws(BluetoothFailure) -> BluetoothAdapter in
@@ -196,7 +197,7 @@ public enum BluetoothTool {
     /// bluetoothd knows (a paired one wins over merely discovered ones of the same name), the
     /// channel from its SDP Serial Port record when none was given (1, with a notice, if it has none).
     /// Runs before the bridge's loop starts, on a private loop.
-    public static func resolveLink(name: String, channel: Int?, notice: (String) -> Void) throws(BluetoothFailure) -> LinkURL {
+    package static func resolveLink(name: String, channel: Int?, notice: (String) -> Void) throws(BluetoothFailure) -> LinkURL {
         let session: BlueZSession
         let objects: BlueZObjects
         do {

@@ -1,3 +1,5 @@
+import DriveDBus
+
 /// The answers carbridge's `org.bluez.Agent1` gives while it pairs a car (pure logic; `BlueZClient`
 /// exports it on the bus).
 ///
@@ -6,19 +8,19 @@
 /// is confirmed (there is nobody at the car to compare a number with), `RequestPasskey` gets the
 /// PIN as a number. Only requests for the device being paired are answered; anything else is
 /// rejected, so carbridge never pairs something it was not asked to.
-public struct PairingAgent: Sendable {
+package struct PairingAgent: Sendable {
     /// The PIN to give (`1234` for most HC-05 modules, `0000` for some).
-    public var pin: String
+    package var pin: String
     /// The object path of the device being paired (nil: answer for any device).
-    public var devicePath: String?
+    package var devicePath: String?
 
-    public init(pin: String, devicePath: String?) {
+    package init(pin: String, devicePath: String?) {
         self.pin = pin
         self.devicePath = devicePath
     }
 
     /// What happened, for the report.
-    public enum Event: Equatable, Sendable {
+    package enum Event: Equatable, Sendable {
         case gavePIN(String)
         case gavePasskey(UInt32)
         case confirmed(UInt32)
@@ -30,7 +32,7 @@ public struct PairingAgent: Sendable {
     }
 
     /// An agent method's answer.
-    public enum Reply: Equatable, Sendable {
+    package enum Reply: Equatable, Sendable {
         case values([DBusValue])
         case error(DBusError)
         case unknownMethod
@@ -39,7 +41,7 @@ public struct PairingAgent: Sendable {
     static let rejected = "org.bluez.Error.Rejected"
 
     /// The answer to `member(arguments)` on `org.bluez.Agent1`, and what to report.
-    public func answer(member: String, arguments: [DBusValue]) -> (Reply, Event?) {
+    package func answer(member: String, arguments: [DBusValue]) -> (Reply, Event?) {
         let device = arguments.first?.string
         func mine() -> Bool { devicePath == nil || device == devicePath }
         func reject(_ why: String) -> (Reply, Event?) {
@@ -80,8 +82,8 @@ public struct PairingAgent: Sendable {
 }
 
 /// One sentence for a failed `Device1.Pair` (or `Connect`), saying what went wrong and what to do.
-public enum PairingFailure {
-    public static func sentence(_ error: DBusError, device: String, pin: String) -> String {
+package enum PairingFailure {
+    package static func sentence(_ error: DBusError, device: String, pin: String) -> String {
         let text = error.message.lowercased()
         switch error.name {
         case "org.bluez.Error.AuthenticationFailed":

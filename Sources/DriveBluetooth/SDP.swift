@@ -3,12 +3,12 @@
 /// spec, vol 3 part B). Pure: bytes in, values out; `SDPClient` does the socket.
 
 /// A 128-bit UUID; 16- and 32-bit SDP UUIDs are widened with the Bluetooth base UUID.
-public struct SDPUUID: Hashable, Sendable, CustomStringConvertible {
-    public var bytes: [UInt8]
+package struct SDPUUID: Hashable, Sendable, CustomStringConvertible {
+    package var bytes: [UInt8]
 
     static let base: [UInt8] = [0, 0, 0, 0, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0x80, 0x5F, 0x9B, 0x34, 0xFB]
 
-    public init(short value: UInt32) {
+    package init(short value: UInt32) {
         var bytes = Self.base
         bytes[0] = UInt8(value >> 24)
         bytes[1] = UInt8((value >> 16) & 0xFF)
@@ -17,15 +17,15 @@ public struct SDPUUID: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
-    public init(bytes: [UInt8]) { self.bytes = bytes }
+    package init(bytes: [UInt8]) { self.bytes = bytes }
 
     /// The 16/32-bit value when this is a base UUID.
-    public var short: UInt32? {
+    package var short: UInt32? {
         guard Array(bytes[4...]) == Array(Self.base[4...]) else { return nil }
         return UInt32(bytes[0]) << 24 | UInt32(bytes[1]) << 16 | UInt32(bytes[2]) << 8 | UInt32(bytes[3])
     }
 
-    public var description: String {
+    package var description: String {
         let hex = bytes.map { byte -> String in
             let text = String(byte, radix: 16)
             return text.count == 1 ? "0" + text : text
@@ -35,7 +35,7 @@ public struct SDPUUID: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One SDP data element.
-public indirect enum SDPElement: Equatable, Sendable {
+package indirect enum SDPElement: Equatable, Sendable {
     case null
     case unsigned(UInt64)
     case signed(Int64)
@@ -55,22 +55,22 @@ public indirect enum SDPElement: Equatable, Sendable {
 }
 
 /// A malformed SDP PDU or element.
-public struct SDPParseError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var description: String
+package struct SDPParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var description: String
     init(_ text: String) { description = text }
 }
 
 /// One service record: its attributes by id.
-public struct SDPRecord: Equatable, Sendable {
-    public var attributes: [UInt16: SDPElement]
+package struct SDPRecord: Equatable, Sendable {
+    package var attributes: [UInt16: SDPElement]
 
-    public static let serviceClassIDList: UInt16 = 0x0001
-    public static let protocolDescriptorList: UInt16 = 0x0004
-    public static let serviceName: UInt16 = 0x0100
+    package static let serviceClassIDList: UInt16 = 0x0001
+    package static let protocolDescriptorList: UInt16 = 0x0004
+    package static let serviceName: UInt16 = 0x0100
     static let rfcommProtocol: UInt32 = 0x0003
 
     /// The record from its attribute list (a sequence of id, value pairs).
-    public init(_ element: SDPElement) throws(SDPParseError) {
+    package init(_ element: SDPElement) throws(SDPParseError) {
         guard case .sequence(let items) = element, items.count % 2 == 0 else {
             throw SDPParseError("a service record is not a sequence of attribute id/value pairs")
         }
@@ -85,13 +85,13 @@ public struct SDPRecord: Equatable, Sendable {
     }
 
     /// The service name (0x0100), if any.
-    public var name: String? {
+    package var name: String? {
         if case .text(let text) = attributes[Self.serviceName] { return text }
         return nil
     }
 
     /// The service classes (0x0001).
-    public var serviceClasses: [SDPUUID] {
+    package var serviceClasses: [SDPUUID] {
         (attributes[Self.serviceClassIDList]?.children ?? []).compactMap {
             if case .uuid(let uuid) = $0 { return uuid }
             return nil
@@ -100,7 +100,7 @@ public struct SDPRecord: Equatable, Sendable {
 
     /// The RFCOMM server channel from the protocol descriptor list (0x0004): the element after the
     /// RFCOMM UUID (0x0003) in its protocol descriptor; alternatives are searched in order.
-    public var rfcommChannel: Int? {
+    package var rfcommChannel: Int? {
         guard let list = attributes[Self.protocolDescriptorList] else { return nil }
         return Self.findRFCOMM(in: list)
     }
@@ -118,16 +118,16 @@ public struct SDPRecord: Equatable, Sendable {
     }
 }
 
-public enum SDP {
+package enum SDP {
     static let serviceSearchAttributeRequest: UInt8 = 0x06
     static let serviceSearchAttributeResponse: UInt8 = 0x07
     static let errorResponse: UInt8 = 0x01
     /// The Serial Port service class.
-    public static let serialPort: UInt16 = 0x1101
+    package static let serialPort: UInt16 = 0x1101
 
     /// A `ServiceSearchAttributeRequest` for service class `uuid16`, asking for the service class list,
     /// the protocol descriptor list and the name; `continuation` from the previous response (empty first).
-    public static func searchAttributeRequest(transaction: UInt16, uuid16: UInt16, continuation: [UInt8] = []) -> [UInt8] {
+    package static func searchAttributeRequest(transaction: UInt16, uuid16: UInt16, continuation: [UInt8] = []) -> [UInt8] {
         var parameters: [UInt8] = [0x35, 0x03, 0x19, UInt8(uuid16 >> 8), UInt8(uuid16 & 0xFF)]  // DES { UUID16 }
         parameters += [0xFF, 0xFF]  // maximum attribute byte count: the server splits by its MTU anyway
         parameters += [0x35, 0x09, 0x09, 0x00, 0x01, 0x09, 0x00, 0x04, 0x09, 0x01, 0x00]  // DES { 0x0001, 0x0004, 0x0100 }
@@ -138,7 +138,7 @@ public enum SDP {
     }
 
     /// One response PDU: its part of the attribute lists and the continuation state (empty when done).
-    public static func parseResponse(_ pdu: [UInt8], transaction: UInt16) throws(SDPParseError) -> (part: [UInt8], continuation: [UInt8]) {
+    package static func parseResponse(_ pdu: [UInt8], transaction: UInt16) throws(SDPParseError) -> (part: [UInt8], continuation: [UInt8]) {
         guard pdu.count >= 5 else { throw SDPParseError("SDP response shorter than its header") }
         let id = UInt16(pdu[1]) << 8 | UInt16(pdu[2])
         let length = Int(pdu[3]) << 8 | Int(pdu[4])
@@ -160,7 +160,7 @@ public enum SDP {
     }
 
     /// The records of the complete attribute lists (a sequence of records).
-    public static func records(fromAttributeLists bytes: [UInt8]) throws(SDPParseError) -> [SDPRecord] {
+    package static func records(fromAttributeLists bytes: [UInt8]) throws(SDPParseError) -> [SDPRecord] {
         var offset = 0
         let element = try parseElement(bytes, at: &offset)
         guard case .sequence(let records) = element else { throw SDPParseError("SDP attribute lists are not a sequence") }
@@ -170,7 +170,7 @@ public enum SDP {
     }
 
     /// Parses one data element at `offset` and moves past it.
-    public static func parseElement(_ bytes: [UInt8], at offset: inout Int) throws(SDPParseError) -> SDPElement {
+    package static func parseElement(_ bytes: [UInt8], at offset: inout Int) throws(SDPParseError) -> SDPElement {
         guard offset < bytes.count else { throw SDPParseError("SDP data element past the end") }
         let header = bytes[offset]
         offset += 1

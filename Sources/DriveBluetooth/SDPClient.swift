@@ -8,7 +8,7 @@ import Glibc
 /// non-blocking L2CAP connect, one `ServiceSearchAttributeRequest` (repeated with the continuation
 /// state while the server splits the answer), the records parsed by `SDP`. Works unprivileged and next
 /// to bluetoothd; the device must be in range (and, for an HC-05, SDP needs no pairing).
-public final class SDPClient {
+package final class SDPClient {
     private let loop: EventLoop
     private var fd: Int32 = -1
     private var timer: EventLoop.TimerID?
@@ -24,7 +24,7 @@ public final class SDPClient {
 
     /// Starts the query of `address`'s records of class `uuid16` (through the adapter with address
     /// `localAddress`, nil = any); `done` runs once on the loop. Keep the returned client until then.
-    public static func query(
+    package static func query(
         loop: EventLoop, address: String, localAddress: String?, uuid16: UInt16 = SDP.serialPort,
         timeout: Duration = .seconds(10), done: @escaping (Result<[SDPRecord], SDPParseError>) -> Void
     ) -> SDPClient {
@@ -35,7 +35,7 @@ public final class SDPClient {
     }
 
     /// Stops without calling `done`.
-    public func cancel() {
+    package func cancel() {
         done = nil
         finish(.failure(SDPParseError("cancelled")))
     }

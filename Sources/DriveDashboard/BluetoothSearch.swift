@@ -3,20 +3,20 @@ import DriveCore
 import DriveSystem
 
 /// One device a Bluetooth search found, as the page lists it.
-public struct ScannedDevice: Hashable, Sendable {
+package struct ScannedDevice: Hashable, Sendable {
     /// `AA:BB:CC:DD:EE:FF`, upper case.
-    public var address: String
+    package var address: String
     /// Its name or alias, once known.
-    public var name: String?
+    package var name: String?
     /// The signal strength, dBm.
-    public var rssi: Int?
+    package var rssi: Int?
     /// Paired with this computer.
-    public var paired: Bool
+    package var paired: Bool
     /// It offers the Serial Port service (known once paired).
-    public var serialPort: Bool
+    package var serialPort: Bool
 
     /// Creates a result.
-    public init(address: String, name: String? = nil, rssi: Int? = nil, paired: Bool = false, serialPort: Bool = false) {
+    package init(address: String, name: String? = nil, rssi: Int? = nil, paired: Bool = false, serialPort: Bool = false) {
         self.address = address
         self.name = name
         self.rssi = rssi
@@ -26,7 +26,7 @@ public struct ScannedDevice: Hashable, Sendable {
 }
 
 /// What a scanner reports (on the event loop).
-public enum ScanEvent: Sendable {
+package enum ScanEvent: Sendable {
     /// Searching, on this adapter (its description: `hci0 (00:1A:7D:DA:71:13)`).
     case started(adapter: String)
     /// A device in range (again when its name, RSSI or services came in).
@@ -38,7 +38,7 @@ public enum ScanEvent: Sendable {
 /// Where the dashboard's Bluetooth search gets its results: bluetoothd (`BlueZScanner`), or a fake in
 /// the tests. Driven by the event loop and never blocking it; `DashboardLoop` bounds the time and calls
 /// `stop`, after which no event may come. Loop thread only.
-public protocol BluetoothScanning: AnyObject {
+package protocol BluetoothScanning: AnyObject {
     /// Starts searching; `event` is called on the loop thread.
     func start(_ event: @escaping (ScanEvent) -> Void)
     /// Stops searching (no events after this).
@@ -48,13 +48,13 @@ public protocol BluetoothScanning: AnyObject {
 /// The real scanner: discovery through bluetoothd on carbridge's own event loop (`BlueZDiscovery`:
 /// asynchronous sd-bus calls, no thread). Without bluetoothd it fails with `carbridge scan`'s sentence;
 /// there is no raw HCI fallback from the dashboard.
-public final class BlueZScanner: BluetoothScanning {
+package final class BlueZScanner: BluetoothScanning {
     private let discovery: BlueZDiscovery
 
     /// A scanner on `loop`.
-    public init(loop: EventLoop) { discovery = BlueZDiscovery(loop: loop) }
+    package init(loop: EventLoop) { discovery = BlueZDiscovery(loop: loop) }
 
-    public func start(_ event: @escaping (ScanEvent) -> Void) {
+    package func start(_ event: @escaping (ScanEvent) -> Void) {
         discovery.start { update in
             switch update {
             case .started(let adapter): event(.started(adapter: "\(adapter.name) (\(adapter.address))"))
@@ -67,13 +67,13 @@ public final class BlueZScanner: BluetoothScanning {
         }
     }
 
-    public func stop() { discovery.stop() }
+    package func stop() { discovery.stop() }
 }
 
 /// The dashboard's Bluetooth search as the page shows it (a value in `DashboardState`).
-public struct BluetoothSearchState: Hashable, Sendable {
+package struct BluetoothSearchState: Hashable, Sendable {
     /// Where the search is.
-    public enum Phase: String, Sendable {
+    package enum Phase: String, Sendable {
         /// No search since the start.
         case idle
         /// Searching now.
@@ -85,16 +85,16 @@ public struct BluetoothSearchState: Hashable, Sendable {
     }
 
     /// Where the search is.
-    public var phase: Phase = .idle
+    package var phase: Phase = .idle
     /// The last search's devices, in the order found (at most `BluetoothSearch.maximumDevices`).
-    public var devices: [ScannedDevice] = []
+    package var devices: [ScannedDevice] = []
     /// What happened last, in words (the failure's sentence, what was saved, why a pick was refused).
-    public var message = ""
+    package var message = ""
     /// The link URL saved in this run, if any.
-    public var saved: String?
+    package var saved: String?
 
     /// Creates an idle state.
-    public init() {}
+    package init() {}
 }
 
 /// The search's rules on the loop (pure: time is passed in, the scanner and the saving are the

@@ -14,7 +14,7 @@ import DriveCore
 /// Parsing is strict and pure: anything else — not JSON, nested values, unknown or repeated keys, a
 /// missing field, a non-finite or out-of-range number, more than `maximumBytes` — is a `Rejection` with a
 /// reason (sent back to the browser) and never becomes a `Control`.
-public enum ClientMessage: Hashable, Sendable {
+package enum ClientMessage: Hashable, Sendable {
     /// A driver's control for the machine (never a safety event: those come from the server itself).
     case control(Control)
     /// Keep-alive from a tab (it may be steering).
@@ -26,22 +26,22 @@ public enum ClientMessage: Hashable, Sendable {
 
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
-    public static let maximumBytes = 256
+    package static let maximumBytes = 256
     /// The WebSocket frame/message limit (16 KiB), above which the connection is closed (1009, or a
     /// reset when the unread rest of the message is still arriving).
-    public static let frameLimit = 16384
+    package static let frameLimit = 16384
 
     /// Why a message was refused.
-    public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
         /// The reason, for the browser and the log.
-        public var reason: String
+        package var reason: String
         /// Creates a rejection.
-        public init(_ reason: String) { self.reason = reason }
-        public var description: String { reason }
+        package init(_ reason: String) { self.reason = reason }
+        package var description: String { reason }
     }
 
     /// Parses one text message.
-    public static func parse(_ text: String) throws(Rejection) -> ClientMessage {
+    package static func parse(_ text: String) throws(Rejection) -> ClientMessage {
         let bytes = Array(text.utf8)
         guard bytes.count <= maximumBytes else {
             throw Rejection("message too long (\(bytes.count) bytes; at most \(maximumBytes))")
@@ -105,7 +105,7 @@ public enum ClientMessage: Hashable, Sendable {
 extension ClientMessage {
     /// `text` as a Bluetooth address in upper case (`AA:BB:CC:DD:EE:FF`: six pairs of hex digits
     /// separated by colons, nothing else), or nil.
-    public static func bluetoothAddress(_ text: String) -> String? {
+    package static func bluetoothAddress(_ text: String) -> String? {
         let bytes = Array(text.utf8)
         guard bytes.count == 17 else { return nil }
         for (index, byte) in bytes.enumerated() {

@@ -4,7 +4,6 @@ import DriveLink
 import DriveMapping
 import DriveRuntime
 import DriveSystem
-import DriveTerminal
 import Logging
 
 /// The web dashboard of `carbridge run` (`[dashboard] listen`, `--dashboard`): started by the run session
@@ -15,23 +14,23 @@ import Logging
 /// every change of the run's view model; each browser gets at most 20 a second, and at once on a change
 /// of engine, link or speed); controls come in through the loop's mailbox (`EventLoop.submit`) and are
 /// applied on the loop by `DashboardLoop`, through the bridge, like any input device's.
-public final class Dashboard: RunSessionExtension {
+package final class Dashboard: RunSessionExtension {
     /// The settings.
-    public let settings: CarbridgeConfig.Dashboard
+    package let settings: CarbridgeConfig.Dashboard
     /// The metrics `/metrics` renders.
-    public let metrics = DashboardMetrics()
+    package let metrics = DashboardMetrics()
     private let logger: Logger
     private let maxSpeed: Int
     private let linkSaver: DashboardLoop.LinkSaver
     private var core: DashboardLoop?
     private var server: DashboardServer?
     /// The port listened on, once started (useful with port 0).
-    public private(set) var port: Int?
+    package private(set) var port: Int?
 
     /// A dashboard for `settings` (whose `listen` must be set). A car picked in its Bluetooth search is
     /// saved as `link.url` in `configFile` (the file the run was started with; nil: none, and a pick is
     /// refused with the reason), validated with `resolver` like every config edit.
-    public init(
+    package init(
         settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger, configFile: String? = nil,
         resolver: (any EventCodeResolver)? = nil
     ) {
@@ -47,7 +46,7 @@ public final class Dashboard: RunSessionExtension {
         }
     }
 
-    public func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
+    package func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
         guard let address = settings.listen else { return }
         let core = DashboardLoop(
             bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed,
@@ -70,7 +69,7 @@ public final class Dashboard: RunSessionExtension {
         logger.notice("dashboard on http://\(shown)/ (\(mode)); metrics on http://\(shown)/metrics")
     }
 
-    public func stop() {
+    package func stop() {
         server?.stop()
         server = nil
         core?.detach()

@@ -9,23 +9,23 @@ import DriveSystem
 ///   address only, the config check refuses the rest) every local browser.
 /// - A WebSocket upgrade whose `Origin` is not this server (`http://` + the request's `Host`) is refused,
 ///   so another site open in the same browser cannot drive the car through the cookie.
-public struct DashboardAccess: Sendable {
+package struct DashboardAccess: Sendable {
     /// The cookie that carries a session id.
-    public static let cookieName = "carbridge_session"
+    package static let cookieName = "carbridge_session"
 
     /// Whether the dashboard accepts controls at all.
-    public var controls: Bool
+    package var controls: Bool
     /// The token, when one is configured.
-    public var token: String?
+    package var token: String?
 
     /// Creates the policy.
-    public init(controls: Bool, token: String?) {
+    package init(controls: Bool, token: String?) {
         self.controls = controls
         self.token = token
     }
 
     /// What a connection may do.
-    public enum Grant: Hashable, Sendable {
+    package enum Grant: Hashable, Sendable {
         /// Watch only; the reason controls are refused.
         case viewOnly(reason: String)
         /// Watch and drive.
@@ -33,7 +33,7 @@ public struct DashboardAccess: Sendable {
     }
 
     /// What the web side does with a valid message from a connection with `grant`.
-    public enum Admission: Hashable, Sendable {
+    package enum Admission: Hashable, Sendable {
         /// Hand it to the loop.
         case forward
         /// Drop it silently (a view-only tab's ping).
@@ -44,7 +44,7 @@ public struct DashboardAccess: Sendable {
 
     /// Controls, the Bluetooth search and picking a car need a grant with controls; a view-only
     /// connection's are refused with the grant's reason.
-    public static func admit(_ message: ClientMessage, grant: Grant) -> Admission {
+    package static func admit(_ message: ClientMessage, grant: Grant) -> Admission {
         switch grant {
         case .control: return .forward
         case .viewOnly(let reason): return message == .ping ? .drop : .refuse("refused: \(reason)")
@@ -52,14 +52,14 @@ public struct DashboardAccess: Sendable {
     }
 
     /// The grant of a connection that holds `session` (a valid session id, or nil).
-    public func grant(sessionValid: Bool) -> Grant {
+    package func grant(sessionValid: Bool) -> Grant {
         guard controls else { return .viewOnly(reason: "this dashboard is view only ([dashboard] controls = false)") }
         if token == nil || sessionValid { return .control }
         return .viewOnly(reason: "controls need the token: open this page once as /?token=…")
     }
 
     /// True when `candidate` is the configured token (compared in constant time for its length).
-    public func tokenMatches(_ candidate: String) -> Bool {
+    package func tokenMatches(_ candidate: String) -> Bool {
         guard let token else { return false }
         let a = Array(token.utf8)
         let b = Array(candidate.utf8)
@@ -71,12 +71,12 @@ public struct DashboardAccess: Sendable {
     }
 
     /// The `Set-Cookie` value for a new session.
-    public static func setCookie(session: String) -> String {
+    package static func setCookie(session: String) -> String {
         "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"
     }
 
     /// The value of cookie `name` in a `Cookie` request header (`a=b; c=d`), if present.
-    public static func cookie(_ name: String, in header: String?) -> String? {
+    package static func cookie(_ name: String, in header: String?) -> String? {
         guard let header else { return nil }
         for part in header.split(separator: ";") {
             let pair = part.drop { $0 == " " || $0 == "\t" }
@@ -89,7 +89,7 @@ public struct DashboardAccess: Sendable {
     /// Whether a WebSocket upgrade with `origin` (the `Origin` header) to `host` (the `Host` header) is
     /// this page's own: no `Origin` at all (not a browser, so no other site's page either) or exactly
     /// `http://HOST` / `https://HOST`. `null`, another host or another port is foreign.
-    public static func originAllowed(origin: String?, host: String?) -> Bool {
+    package static func originAllowed(origin: String?, host: String?) -> Bool {
         guard let origin else { return true }
         guard let host, !host.isEmpty else { return false }
         let o = origin.lowercased()
@@ -100,17 +100,17 @@ public struct DashboardAccess: Sendable {
 
 /// The sessions handed out for the token (thread-safe: the web side's threads share it). Bounded: the
 /// oldest session goes when `limit` is reached.
-public final class SessionStore: @unchecked Sendable {
+package final class SessionStore: @unchecked Sendable {
     private let lock = ConditionLock()
     private var sessions: [String] = []
     /// How many sessions are kept.
-    public let limit: Int
+    package let limit: Int
 
     /// Creates an empty store.
-    public init(limit: Int = 64) { self.limit = limit }
+    package init(limit: Int = 64) { self.limit = limit }
 
     /// A new random session id (128 bits, hex), remembered.
-    public func create() -> String {
+    package func create() -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
         var id = ""
@@ -129,7 +129,7 @@ public final class SessionStore: @unchecked Sendable {
     }
 
     /// True when `id` was handed out (and not evicted).
-    public func isValid(_ id: String?) -> Bool {
+    package func isValid(_ id: String?) -> Bool {
         guard let id, id.utf8.count == 32 else { return false }
         return lock.withLock { sessions.contains(id) }
     }

@@ -11,9 +11,9 @@ import DriveSystem
 ///
 /// In: `send` hands a client's event to the loop through its mailbox (`EventLoop.submit`: a locked
 /// append and an eventfd write), where `DashboardLoop` applies it to the bridge.
-public final class DashboardHub: @unchecked Sendable {
+package final class DashboardHub: @unchecked Sendable {
     /// What the web side tells the loop.
-    public enum ClientEvent: Sendable {
+    package enum ClientEvent: Sendable {
         /// A valid message from a connection with controls.
         case message(ClientMessage)
         /// The connection (with controls) is gone.
@@ -29,14 +29,14 @@ public final class DashboardHub: @unchecked Sendable {
     private let deliver: @Sendable (Int, ClientEvent) -> Void
 
     /// Creates a hub whose client events go to `deliver` (the loop's mailbox).
-    public init(deliver: @escaping @Sendable (Int, ClientEvent) -> Void) {
+    package init(deliver: @escaping @Sendable (Int, ClientEvent) -> Void) {
         self.deliver = deliver
     }
 
     // MARK: loop side
 
     /// A new state (loop thread): stored, and every connection woken.
-    public func publish(_ newState: DashboardState) {
+    package func publish(_ newState: DashboardState) {
         lock.lock()
         state = newState
         version &+= 1
@@ -49,7 +49,7 @@ public final class DashboardHub: @unchecked Sendable {
 
     /// A new connection's id, its wake-ups (the first one is already there: send the current state)
     /// and their continuation (for the connection's own delayed wake-ups).
-    public func subscribe() -> (id: Int, wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation) {
+    package func subscribe() -> (id: Int, wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation) {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         continuation.yield()
         lock.lock()
@@ -61,7 +61,7 @@ public final class DashboardHub: @unchecked Sendable {
     }
 
     /// The connection `id` is gone (its stream ends).
-    public func unsubscribe(_ id: Int) {
+    package func unsubscribe(_ id: Int) {
         lock.lock()
         let continuation = subscribers.removeValue(forKey: id)
         lock.unlock()
@@ -69,16 +69,16 @@ public final class DashboardHub: @unchecked Sendable {
     }
 
     /// How many connections are subscribed.
-    public var connectionCount: Int { lock.withLock { subscribers.count } }
+    package var connectionCount: Int { lock.withLock { subscribers.count } }
 
     /// The newest state's version and coalescing key (nil before the first publish).
-    public func latest() -> (version: UInt64, key: SnapshotCoalescer.Key)? {
+    package func latest() -> (version: UInt64, key: SnapshotCoalescer.Key)? {
         lock.withLock { state.map { (version, $0.coalescingKey) } }
     }
 
     /// The newest state as JSON (made at most once per version, or again after a second while the
     /// link's retry countdown runs).
-    public func latestJSON(now: Instant) -> String? {
+    package func latestJSON(now: Instant) -> String? {
         lock.lock()
         guard let current = state else {
             lock.unlock()
@@ -98,5 +98,5 @@ public final class DashboardHub: @unchecked Sendable {
     }
 
     /// Hands `event` from connection `client` to the loop.
-    public func send(_ event: ClientEvent, from client: Int) { deliver(client, event) }
+    package func send(_ event: ClientEvent, from client: Int) { deliver(client, event) }
 }

@@ -9,9 +9,9 @@ import Prometheus
 ///
 /// Every metric is made once here; the event loop only increments and sets them (atomics, no lock,
 /// no allocation), and the web side only reads them when rendering.
-public final class DashboardMetrics: Sendable {
+package final class DashboardMetrics: Sendable {
     /// The registry `/metrics` renders.
-    public let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
     private let framesByKind: [Character: CoreMetrics.Counter]
     private let linkStates: [String: CoreMetrics.Gauge]
     let linkUp: CoreMetrics.Gauge
@@ -28,10 +28,10 @@ public final class DashboardMetrics: Sendable {
     let refusedUpgrades: CoreMetrics.Counter
 
     /// The link states `carbridge_link_state` has a series for.
-    public static let linkStateNames = ["up", "connecting", "down", "closed"]
+    package static let linkStateNames = ["up", "connecting", "down", "closed"]
 
     /// Makes every metric in a new registry.
-    public init() {
+    package init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
         let factory = PrometheusMetricsFactory(registry: registry)
@@ -88,5 +88,5 @@ public final class DashboardMetrics: Sendable {
     }
 
     /// The Prometheus text format of everything.
-    public func render() -> String { registry.emitToString() }
+    package func render() -> String { registry.emitToString() }
 }

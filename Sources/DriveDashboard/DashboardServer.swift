@@ -18,7 +18,7 @@ import NIOPosix
 /// out, controls in). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
 /// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
 /// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
-public final class DashboardServer: @unchecked Sendable {
+package final class DashboardServer: @unchecked Sendable {
     private let access: DashboardAccess
     private let sessions: SessionStore
     private let hub: DashboardHub
@@ -27,7 +27,7 @@ public final class DashboardServer: @unchecked Sendable {
     private var task: Task<Void, Never>?
 
     /// Creates a server (nothing listens until `start`).
-    public init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
+    package init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
         self.access = access
         self.sessions = sessions
         self.hub = hub
@@ -36,7 +36,7 @@ public final class DashboardServer: @unchecked Sendable {
 
     /// Starts listening on `address` and returns the bound port once it does (at most 5 s); throws when
     /// the address cannot be bound.
-    public func start(address: ListenAddress) throws -> Int {
+    package func start(address: ListenAddress) throws -> Int {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
         let outcome = StartOutcome()
@@ -74,7 +74,7 @@ public final class DashboardServer: @unchecked Sendable {
     }
 
     /// Stops the server (does not wait for its threads).
-    public func stop() {
+    package func stop() {
         task?.cancel()
         task = nil
         if let group {
@@ -290,8 +290,8 @@ public final class DashboardServer: @unchecked Sendable {
 }
 
 /// A dashboard failure, in words.
-public struct DashboardError: Error, CustomStringConvertible, Sendable {
-    public var description: String
+package struct DashboardError: Error, CustomStringConvertible, Sendable {
+    package var description: String
     init(_ description: String) { self.description = description }
 }
 

@@ -1,24 +1,23 @@
 import DriveCore
 import DriveSystem
-import DriveTerminal
 
 /// One published state of the run for the browsers: the live view's `RunSnapshot` plus what only the
 /// dashboard shows (the last frames, when the link retries, the speed cap). Built on the event loop (a
 /// copy of values, no formatting); turned into JSON on the web side (`json(now:)`), once per version.
-public struct DashboardState: Sendable {
+package struct DashboardState: Sendable {
     /// What the live view shows.
-    public var run: RunSnapshot
+    package var run: RunSnapshot
     /// The most recent frames handed to the link, oldest first.
-    public var recentFrames: [(frame: Frame, time: Instant)]
+    package var recentFrames: [(frame: Frame, time: Instant)]
     /// While the link is down: when it tries again.
-    public var retryAt: Instant?
+    package var retryAt: Instant?
     /// `drive.max_speed`.
-    public var maxSpeed: Int
+    package var maxSpeed: Int
     /// The Bluetooth search.
-    public var bluetooth: BluetoothSearchState
+    package var bluetooth: BluetoothSearchState
 
     /// Creates a state.
-    public init(
+    package init(
         run: RunSnapshot, recentFrames: [(frame: Frame, time: Instant)] = [], retryAt: Instant? = nil, maxSpeed: Int = 240,
         bluetooth: BluetoothSearchState = BluetoothSearchState()
     ) {
@@ -30,12 +29,12 @@ public struct DashboardState: Sendable {
     }
 
     /// What makes a snapshot urgent for `SnapshotCoalescer`.
-    public var coalescingKey: SnapshotCoalescer.Key {
+    package var coalescingKey: SnapshotCoalescer.Key {
         SnapshotCoalescer.Key(engineOn: run.state.engineOn, link: run.linkStatus, speed: run.state.speed)
     }
 
     /// The link's state word: `up`, `connecting`, `down`, `closed`.
-    public var linkWord: String {
+    package var linkWord: String {
         let status = run.linkStatus
         if status.hasPrefix("down") { return "down" }
         return status
@@ -43,7 +42,7 @@ public struct DashboardState: Sendable {
 
     /// `{"type":"state",…}`; instants become wall-clock `HH:MM:SS.mmm` through `timeText`, and the retry
     /// as milliseconds from `now`.
-    public func json(now: Instant, timeText: (Instant) -> String = WallClock.timeOfDay) -> String {
+    package func json(now: Instant, timeText: (Instant) -> String = WallClock.timeOfDay) -> String {
         let s = run.state
         var out = JSONWriter()
         out.field("type", "state")

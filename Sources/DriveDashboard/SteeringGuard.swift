@@ -7,27 +7,27 @@ import DriveCore
 ///
 /// A tab is steering from its first steer control until it is lost; Engine, Speed±, Gear and the F-keys
 /// alone do not make it one. Pure: time is passed in, and it lives on the event loop with the machine.
-public struct SteeringGuard: Sendable {
+package struct SteeringGuard: Sendable {
     /// Silence longer than this from a steering tab is lost input.
-    public let timeout: Duration
+    package let timeout: Duration
     /// Steering tabs and when each was last heard from.
     private var steering: [Int: Instant] = [:]
     /// This guard reported the input lost and nothing restored it yet.
-    public private(set) var lost = false
+    package private(set) var lost = false
 
     /// Creates a guard (1 s of silence by default).
-    public init(timeout: Duration = .seconds(1)) {
+    package init(timeout: Duration = .seconds(1)) {
         self.timeout = timeout
     }
 
     /// True when some tab is steering now.
-    public var hasSteeringClient: Bool { !steering.isEmpty }
+    package var hasSteeringClient: Bool { !steering.isEmpty }
 
     /// True when `client` is steering now.
-    public func isSteering(_ client: Int) -> Bool { steering[client] != nil }
+    package func isSteering(_ client: Int) -> Bool { steering[client] != nil }
 
     /// A valid message from `client` with controls, at `now`: the controls to apply, in order.
-    public mutating func received(_ message: ClientMessage, from client: Int, at now: Instant) -> [Control] {
+    package mutating func received(_ message: ClientMessage, from client: Int, at now: Instant) -> [Control] {
         if steering[client] != nil { steering[client] = now }
         guard case .control(let control) = message else { return [] }
         guard case .steer = control else { return [control] }
@@ -40,18 +40,18 @@ public struct SteeringGuard: Sendable {
     }
 
     /// `client` disconnected at `now`.
-    public mutating func disconnected(_ client: Int, at now: Instant) -> [Control] {
+    package mutating func disconnected(_ client: Int, at now: Instant) -> [Control] {
         guard steering.removeValue(forKey: client) != nil else { return [] }
         return loseInput()
     }
 
     /// The instant a steering tab's silence becomes lost input, if any tab steers.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         steering.values.min().map { $0.advanced(by: timeout) }
     }
 
     /// Checks for silent steering tabs at `now`.
-    public mutating func tick(at now: Instant) -> [Control] {
+    package mutating func tick(at now: Instant) -> [Control] {
         let silent = steering.filter { now.duration(since: $0.value) >= timeout }.map(\.key)
         guard !silent.isEmpty else { return [] }
         for client in silent { steering[client] = nil }
@@ -66,23 +66,23 @@ public struct SteeringGuard: Sendable {
 
 /// Caps how many messages one tab may send (a token bucket: `burst` at once, `perSecond` sustained);
 /// the rest are rejected and never reach the loop. Pure.
-public struct MessageRateLimit: Sendable {
+package struct MessageRateLimit: Sendable {
     /// Sustained messages per second.
-    public let perSecond: Double
+    package let perSecond: Double
     /// The most at once.
-    public let burst: Double
+    package let burst: Double
     private var tokens: Double
     private var last: Instant?
 
     /// Creates a limit (50 a second, bursts of 50 by default: the page sends at most about 25).
-    public init(perSecond: Double = 50, burst: Double = 50) {
+    package init(perSecond: Double = 50, burst: Double = 50) {
         self.perSecond = perSecond
         self.burst = burst
         self.tokens = burst
     }
 
     /// True when a message arriving at `now` is within the limit (and counts it).
-    public mutating func allow(at now: Instant) -> Bool {
+    package mutating func allow(at now: Instant) -> Bool {
         if let last {
             let seconds = Double(now.duration(since: last).nanoseconds) / 1e9
             tokens = min(burst, tokens + max(0, seconds) * perSecond)

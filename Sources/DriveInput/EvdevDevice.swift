@@ -135,7 +135,7 @@ public final class EvdevDevice {
             let rc = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_NORMAL.rawValue, &event)
             if rc == Int32(LIBEVDEV_READ_STATUS_SUCCESS.rawValue) {
                 readSomething = true
-                let decoded = Self.inputEvent(event)
+                let decoded = InputEvent(kernel: event)
                 onEvent?(decoded)
                 deliver(assembler.feed(decoded, at: now))
             } else if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
@@ -144,7 +144,7 @@ public final class EvdevDevice {
                 assembler.discardPending()
                 var status = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event)
                 while status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
-                    let decoded = Self.inputEvent(event)
+                    let decoded = InputEvent(kernel: event)
                     onEvent?(decoded)
                     deliver(assembler.feed(decoded, at: now))
                     status = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event)
@@ -175,12 +175,6 @@ public final class EvdevDevice {
 
     private static func reason(for code: Int32) -> String {
         code == ENODEV ? "\("device removed") (ENODEV)" : "read failed: \(String(cString: strerror(code))) (errno \(code))"
-    }
-
-    private static func inputEvent(_ raw: input_event) -> InputEvent {
-        InputEvent(
-            seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec),
-            type: raw.type, code: raw.code, value: raw.value)
     }
 
     private static func describe(_ device: OpaquePointer) -> InputDeviceInfo {

@@ -1,3 +1,5 @@
+import CLinux
+
 /// One kernel input event (`struct input_event`): its kernel timestamp, type, code and value.
 public struct InputEvent: Hashable, Sendable, CustomStringConvertible {
     /// Seconds part of the kernel timestamp.
@@ -30,4 +32,24 @@ public struct InputEvent: Hashable, Sendable, CustomStringConvertible {
     public var isSynDropped: Bool { type == EvdevCode.evSyn && code == EvdevCode.synDropped }
 
     public var description: String { "\(seconds).\(microseconds) \(type) \(code) \(value)" }
+}
+
+extension InputEvent {
+    /// The event a kernel `struct input_event` record holds (libevdev's, or raw bytes from an fd).
+    init(kernel raw: input_event) {
+        self.init(
+            seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec),
+            type: raw.type, code: raw.code, value: raw.value)
+    }
+
+    /// The kernel record of this event.
+    var kernelRecord: input_event {
+        var raw = input_event()
+        raw.time.tv_sec = Int(seconds)
+        raw.time.tv_usec = Int(microseconds)
+        raw.type = type
+        raw.code = code
+        raw.value = value
+        return raw
+    }
 }

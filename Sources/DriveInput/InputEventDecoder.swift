@@ -62,21 +62,12 @@ public struct InputEventDecoder {
     public mutating func reset() { partial.removeAll() }
 
     private static func event(from bytes: UnsafeRawBufferPointer, at offset: Int) -> InputEvent {
-        let raw = bytes.loadUnaligned(fromByteOffset: offset, as: input_event.self)
-        return InputEvent(
-            seconds: Int64(raw.time.tv_sec), microseconds: Int64(raw.time.tv_usec),
-            type: raw.type, code: raw.code, value: raw.value)
+        InputEvent(kernel: bytes.loadUnaligned(fromByteOffset: offset, as: input_event.self))
     }
 
     /// The kernel bytes of `event` (for writing into pipes in tests and replays).
     public static func encode(_ event: InputEvent) -> [UInt8] {
-        var raw = input_event()
-        raw.time.tv_sec = Int(event.seconds)
-        raw.time.tv_usec = Int(event.microseconds)
-        raw.type = event.type
-        raw.code = event.code
-        raw.value = event.value
-        return withUnsafeBytes(of: &raw) { Array($0) }
+        withUnsafeBytes(of: event.kernelRecord) { Array($0) }
     }
 
     /// The kernel bytes of several events, back to back.

@@ -142,29 +142,19 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     private static func parseTCP(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
         var hostPort = Substring(rest)
         if hostPort.hasSuffix("/") { hostPort = hostPort.dropLast() }
-        let host: Substring
-        let portText: Substring
-        if hostPort.hasPrefix("[") {
-            guard let close = hostPort.firstIndex(of: "]") else { throw fail("missing ']' after the IPv6 address") }
-            host = hostPort[hostPort.index(after: hostPort.startIndex)..<close]
-            let after = hostPort[hostPort.index(after: close)...]
-            guard after.hasPrefix(":") else { throw fail("a tcp URL needs a port: tcp://HOST:PORT") }
-            portText = after.dropFirst()
-        } else {
-            guard let colon = hostPort.lastIndex(of: ":") else { throw fail("a tcp URL needs a port: tcp://HOST:PORT") }
-            host = hostPort[..<colon]
-            portText = hostPort[hostPort.index(after: colon)...]
-            if host.contains(":") { throw fail("write an IPv6 address in brackets: tcp://[::1]:PORT") }
+        do throws(HostPortError) {
+            let endpoint = try HostPort(parsing: hostPort, ports: 1...65535)
+            return .tcp(host: endpoint.host, port: endpoint.port)
+        } catch {
+            switch error {
+            case .missingCloseBracket: throw fail("missing ']' after the IPv6 address")
+            case .missingPort: throw fail("a tcp URL needs a port: tcp://HOST:PORT")
+            case .unbracketedIPv6: throw fail("write an IPv6 address in brackets: tcp://[::1]:PORT")
+            case .emptyHost: throw fail("a tcp URL needs a host: tcp://HOST:PORT")
+            case .invalidHost(let host): throw fail("\"\(host)\" is not a host name")
+            case .invalidPort(let text): throw fail("TCP port \"\(text)\" must be a number from 1 to 65535")
+            }
         }
-        guard !host.isEmpty else { throw fail("a tcp URL needs a host: tcp://HOST:PORT") }
-        // No '/', brackets, whitespace or control characters: none is in a host name or an IPv6 address, and
-        // a '[' or ']' would make the canonical spelling (`description`) parse as something else.
-        guard !host.unicodeScalars.contains(where: { "/[] ".unicodeScalars.contains($0) || $0.value < 0x20 || $0.value == 0x7F })
-        else { throw fail("\"\(host)\" is not a host name") }
-        guard let port = decimal(portText), (1...65535).contains(port) else {
-            throw fail("TCP port \"\(portText)\" must be a number from 1 to 65535")
-        }
-        return .tcp(host: String(host), port: port)
     }
 
     /// True for `AA:BB:CC:DD:EE:FF` (hex, any case).
@@ -186,7 +176,7 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
         case .rfcommDevice(let name, let channel):
             return "rfcomm://name=\(Self.encodeDeviceName(name))" + (channel.map { "/\($0)" } ?? "")
         case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)"
-        case .tcp(let host, let port): return host.contains(":") ? "tcp://[\(host)]:\(port)" : "tcp://\(host):\(port)"
+        case .tcp(let host, let port): return "tcp://\(HostPort(host: host, port: port))"
         case .stdout: return "stdout"
         case .sim: return "sim"
         }

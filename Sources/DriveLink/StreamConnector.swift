@@ -158,6 +158,40 @@ public enum SocketSupport {
         return hostText.contains(":") ? "[\(hostText)]:\(serviceText)" : "\(hostText):\(serviceText)"
     }
 
+    /// The address `fd` is bound to (`getsockname(2)`): a listener's port after binding port 0.
+    public static func localAddress(of fd: Int32) -> ResolvedAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let rc = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard rc == 0 else { return nil }
+        return ResolvedAddress(family: Int32(storage.ss_family), storage: storage, length: length)
+    }
+
+    /// Accepts one pending connection on the non-blocking listener `listenFD`: the new fd (non-blocking,
+    /// close-on-exec, no Nagle) and the peer's address; nil when none is pending. A connection the peer
+    /// gave up while it was queued (`ECONNABORTED`) is skipped; any other failure is thrown.
+    public static func accept(_ listenFD: Int32) throws -> (fd: Int32, peer: ResolvedAddress)? {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &storage) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.accept(listenFD, $0, &length) }
+            }
+            if fd < 0 {
+                let code = Glibc.errno
+                if code == EINTR || code == ECONNABORTED { continue }
+                if code == EAGAIN || code == EWOULDBLOCK { return nil }
+                throw SystemError(call: "accept", errno: code)
+            }
+            try? Syscall.setNonBlocking(fd)
+            try? Syscall.setCloseOnExec(fd)
+            setNoDelay(fd)
+            return (fd, ResolvedAddress(family: Int32(storage.ss_family), storage: storage, length: length))
+        }
+    }
+
     /// `host`/`port` when the host is a numeric address (`127.0.0.1`, `::1`): no lookup, never
     /// blocks. Nil for a name.
     public static func resolveNumeric(host: String, port: Int) -> [ResolvedAddress]? {
@@ -197,7 +231,7 @@ public enum SocketSupport {
     }
 }
 
-/// One address from `getaddrinfo`, copied out.
+/// One IPv4 or IPv6 socket address, copied out (from `getaddrinfo`, `getsockname` or `accept`).
 public struct ResolvedAddress: Sendable {
     /// AF_INET or AF_INET6.
     public var family: Int32
@@ -215,4 +249,15 @@ public struct ResolvedAddress: Sendable {
 
     /// "HOST:PORT".
     public var text: String { withSockaddr { SocketSupport.describe($0, $1) } }
+
+    /// The port (0 for an address of another family).
+    public var port: Int {
+        withUnsafeBytes(of: storage) { raw in
+            switch family {
+            case AF_INET: return Int(UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port))
+            case AF_INET6: return Int(UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port))
+            default: return 0
+            }
+        }
+    }
 }

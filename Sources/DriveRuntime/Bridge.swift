@@ -53,12 +53,14 @@ public final class Bridge {
 
     /// Starts the link (connecting in the background).
     public func start() {
+        loop.assertOnLoopThread()
         logger.info("connecting to \(link.name)")
         link.start()
     }
 
     /// Applies a control from any input source now.
     public func apply(_ control: Control) {
+        loop.assertOnLoopThread()
         guard !shuttingDown else { return }
         let now = loop.now()
         let frames = machine.handle(control, at: now)
@@ -78,6 +80,7 @@ public final class Bridge {
     /// SIGTSTP: S := 0 and the stop frame (engine stays on), flushed to the car within `flushWithin`,
     /// then `done` with how the flush ended; the process may then suspend.
     public func suspend(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
+        loop.assertOnLoopThread()
         let now = loop.now()
         let frames = machine.handle(.suspend, at: now)
         deliver(frames, at: now)
@@ -90,12 +93,14 @@ public final class Bridge {
 
     /// A notice for the driver: logged (unless `logsReports` is off) and reported to the observer.
     public func note(_ text: String) {
+        loop.assertOnLoopThread()
         if logsReports { logger.notice("\(text)") }
         observer?.bridge(self, noted: text, at: loop.now())
     }
 
     /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
     public func shutdown(reason: String, flushWithin: Duration = ShutdownConfiguration().flushWindow, then done: @escaping () -> Void) {
+        loop.assertOnLoopThread()
         guard !shuttingDown else { return }
         let now = loop.now()
         let frames = machine.handle(.shutdown, at: now)

@@ -1,6 +1,5 @@
 import DriveCore
 import DriveLink
-import DriveTerminal
 
 /// What the live view of `carbridge run` (and later a browser dashboard) reads: the drive state,
 /// the link's name and status, the last frame and its time, the frames sent, the car's recent lines

@@ -1,7 +1,6 @@
 import CSystemd
 import DriveCore
 import DriveSystem
-import DriveTerminal
 
 /// systemd's service notifications (sd_notify(3), libsystemd) for `carbridge run` as a `Type=notify`
 /// service (config/carbridge.service, config/carbridge@.service):

@@ -164,17 +164,14 @@ public final class BoundedWriter: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// `Syscall.writeAll`, its failure as the errno `writeError` reports.
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32? {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += n
+        do {
+            try Syscall.writeAll(fd, bytes)
+            return nil
+        } catch {
+            return (error as? SystemError)?.errno ?? EIO
         }
-        return nil
     }
 
     // MARK: every writer, drained at a normal exit

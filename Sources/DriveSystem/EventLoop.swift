@@ -9,6 +9,8 @@ import Glibc
 /// and wakes only when an fd, a timer or a signal needs it (`wakeups` counts them).
 /// Not thread-safe: create, use and run it on one thread. The one exception is `submitter`
 /// (and `submit`): other threads hand work to the loop through it (an eventfd-woken mailbox).
+/// A debug build checks this: every entry point but `submit`, `now()` and the read-only properties
+/// stops the process when called off the loop's thread (`isOnLoopThread`); a release build checks nothing.
 ///
 /// The loop takes its clock (`Clock`): the real one (CLOCK_MONOTONIC, the timerfd, `epoll_wait`
 /// blocking until something is due), or a manual one for tests (like swift-nio's
@@ -72,7 +74,9 @@ public final class EventLoop {
 
     /// Hands work to the loop from any thread (see `Submitter`).
     public let submitter: Submitter
-    /// The thread that created the loop (and runs it).
+    /// The thread that created the loop, which must also be the one that runs it: calls made before
+    /// `run()` (watching fds, scheduling timers while setting up) come from that thread, so one fixed
+    /// thread is right from `init` on, without a hand-over when the loop starts.
     private let ownerThread = pthread_self()
 
     /// How many times `epoll_wait` returned; an idle loop does not move it.
@@ -118,6 +122,7 @@ public final class EventLoop {
 
     /// Watches `fd` for `events`; `handler` gets the events that occurred (including hangup and error).
     public func watch(_ fd: Int32, for events: IOEvents, _ handler: @escaping (IOEvents) -> Void) throws {
+        assertOnLoopThread()
         if tokenByFD[fd] != nil { unwatch(fd) }
         let token = nextToken
         nextToken += 1
@@ -128,6 +133,7 @@ public final class EventLoop {
 
     /// Changes what a watched `fd` is watched for (e.g. add `.writable` while output is queued).
     public func change(_ fd: Int32, to events: IOEvents) throws {
+        assertOnLoopThread()
         guard let token = tokenByFD[fd], var watch = watches[token] else { return }
         if watch.events == events { return }
         var event = epoll_event()
@@ -140,6 +146,7 @@ public final class EventLoop {
 
     /// Stops watching `fd` (call before closing it). Unknown fds are ignored.
     public func unwatch(_ fd: Int32) {
+        assertOnLoopThread()
         guard let token = tokenByFD.removeValue(forKey: fd) else { return }
         watches[token] = nil
         var event = epoll_event()
@@ -161,6 +168,7 @@ public final class EventLoop {
     /// Runs `body` once at `deadline` (CLOCK_MONOTONIC); a deadline in the past runs at the next turn.
     @discardableResult
     public func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerID {
+        assertOnLoopThread()
         let id = nextToken
         nextToken += 1
         let timer = Timer(id: id, deadline: deadline, body: body)
@@ -178,6 +186,7 @@ public final class EventLoop {
 
     /// Cancels a timer that has not fired yet (no effect otherwise).
     public func cancel(_ id: TimerID) {
+        assertOnLoopThread()
         guard let index = timers.firstIndex(where: { $0.id == id.value }) else { return }
         timers.remove(at: index)
         rearmTimer()
@@ -232,6 +241,7 @@ public final class EventLoop {
     /// Blocks `signals` for this thread and delivers them through a signalfd to `handler`.
     /// Call it early, before other threads exist, so no thread takes the signal the usual way.
     public func watchSignals(_ signals: [Int32], _ handler: @escaping (Int32) -> Void) throws {
+        assertOnLoopThread()
         var mask = sigset_t()
         sigemptyset(&mask)
         for signal in signals { sigaddset(&mask, signal) }
@@ -258,6 +268,7 @@ public final class EventLoop {
     /// Runs `body` on the loop's thread after the current event has been handled.
     /// Loop thread only; from another thread use `submit`.
     public func execute(_ body: @escaping () -> Void) {
+        assertOnLoopThread()
         pending.append(body)
     }
 
@@ -267,8 +278,16 @@ public final class EventLoop {
         submitter.submit(body)
     }
 
-    /// True on the thread that created the loop.
+    /// True on the loop's thread: the one that created it (and runs it).
     public var isOnLoopThread: Bool { pthread_equal(pthread_self(), ownerThread) != 0 }
+
+    /// Stops a debug build when called off the loop's thread: the loop's state, and that of everything
+    /// on it, has no lock, so such a call races with the loop. An `assert`, inlined into the caller: a
+    /// release build's hot paths pay nothing for it.
+    @inlinable
+    public func assertOnLoopThread(_ function: StaticString = #function, file: StaticString = #fileID, line: UInt = #line) {
+        assert(isOnLoopThread, "\(function) called off the event loop's thread (hand it over with submit)", file: file, line: line)
+    }
 
     /// The thread-safe way into a loop: a locked list of closures and an eventfd the loop's epoll
     /// set watches. `submit` may be called from any thread, also after the loop is gone (then the
@@ -309,7 +328,10 @@ public final class EventLoop {
     }
 
     /// Makes `run()` return after the current turn.
-    public func stop() { stopped = true }
+    public func stop() {
+        assertOnLoopThread()
+        stopped = true
+    }
 
     /// True once `stop()` was called (and `run()` has not been started again).
     public var isStopped: Bool { stopped }
@@ -345,6 +367,7 @@ public final class EventLoop {
     /// the next timer, and what is due then runs. With no timeout and no timer, nothing but an fd or a
     /// `submit` can happen, so it blocks in `epoll_wait` for those, as the real loop does.
     public func runOnce(timeout: Duration?) throws {
+        assertOnLoopThread()
         runPending()
         if stopped { return }
         if let current = manualNow {
@@ -387,6 +410,7 @@ public final class EventLoop {
     }
 
     private func advance(to instant: Instant, untilStopped: Bool) throws {
+        assertOnLoopThread()
         precondition(isManual, "EventLoop.advance: the loop runs on the real clock")
         _ = try settle(honouringStop: untilStopped)
         while !(untilStopped && stopped), let next = timers.first?.deadline, next <= instant {

@@ -54,13 +54,12 @@ struct CarSimCommand: CarbridgeCommand {
     }
 
     private func hostAndPort() throws -> (String, Int) {
-        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]),
-              (0...65535).contains(port), colon != listen.startIndex else {
+        do throws(HostPortError) {
+            let endpoint = try HostPort(parsing: listen)
+            return (endpoint.host, endpoint.port)
+        } catch {
             throw ValidationError("--listen: \"\(listen)\" is not HOST:PORT (e.g. 127.0.0.1:7000)")
         }
-        var host = String(listen[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        return (host, port)
     }
 
     func run() throws {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DriveBluetooth
-import DriveLink
+import DriveRuntime
 import DriveSystem
 
 /// `carbridge scan`: find Bluetooth cars nearby.
@@ -49,7 +49,7 @@ struct ScanCommand: CarbridgeCommand {
                 }
                 return
             } catch {
-                guard error.noBluetoothd else { throw CarbridgeCommandError(error.description) }
+                guard error.noBluetoothd else { throw CarbridgeError(error.description) }
                 note("scan: \(error.description); using a raw HCI inquiry instead")
             }
         }
@@ -100,9 +100,9 @@ struct PairCommand: CarbridgeCommand {
             try BluetoothTool.pair(target, pin: pin, adapterName: adapter, searchSeconds: seconds) { say($0) }
         } catch {
             if error.noBluetoothd {
-                throw CarbridgeCommandError("pairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
+                throw CarbridgeError("pairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
             }
-            throw CarbridgeCommandError(error.description)
+            throw CarbridgeError(error.description)
         }
     }
 }
@@ -124,17 +124,11 @@ struct UnpairCommand: CarbridgeCommand {
             try BluetoothTool.unpair(target, adapterName: adapter) { say($0) }
         } catch {
             if error.noBluetoothd {
-                throw CarbridgeCommandError("unpairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
+                throw CarbridgeError("unpairing needs bluetoothd, which is not running: start it (`systemctl start bluetooth`)")
             }
-            throw CarbridgeCommandError(error.description)
+            throw CarbridgeError(error.description)
         }
     }
-}
-
-/// A failure sentence (printed as `carbridge: <sentence>`, exit status 1).
-struct CarbridgeCommandError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Writes one line to stderr (progress that is not a result).

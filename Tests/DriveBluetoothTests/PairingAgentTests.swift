@@ -1,4 +1,5 @@
 import DriveBluetooth
+import DriveDBus
 import XCTest
 
 final class PairingAgentTests: XCTestCase {

@@ -1,5 +1,4 @@
 import DriveCore
-import DriveTerminal
 import XCTest
 
 @testable import DriveDashboard

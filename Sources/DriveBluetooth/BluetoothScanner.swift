@@ -5,23 +5,23 @@ import Glibc
 ///
 /// Blocking by nature (an inquiry lasts `seconds`), so it is for the one-shot `carbridge scan`
 /// command, never for the running bridge's event loop.
-public enum BluetoothScanner {
+package enum BluetoothScanner {
     /// One device that answered the inquiry.
-    public struct Device: Hashable, Sendable {
+    package struct Device: Hashable, Sendable {
         /// Its address, `AA:BB:CC:DD:EE:FF`.
-        public var address: String
+        package var address: String
         /// Its friendly name, or nil when it did not tell.
-        public var name: String?
+        package var name: String?
     }
 
     /// Why a scan could not run, as one sentence that says what to do.
-    public struct ScanError: Error, CustomStringConvertible {
+    package struct ScanError: Error, CustomStringConvertible {
         /// The sentence.
-        public var description: String
+        package var description: String
     }
 
     /// Runs an inquiry on `adapter` (e.g. `hci0`; nil = the first adapter that is up) for about `seconds`.
-    public static func scan(adapter: String?, seconds: Int, readNames: Bool = true) throws(ScanError) -> [Device] {
+    package static func scan(adapter: String?, seconds: Int, readNames: Bool = true) throws(ScanError) -> [Device] {
         let deviceID: Int32
         if let adapter {
             deviceID = hci_devid(adapter)

@@ -2,7 +2,7 @@
 ///
 /// Arrays carry their element signature (an empty array still has a type); a dictionary is an array of
 /// `dictEntry`s (`a{sv}` is `.array("{sv}", [.dictEntry(.string(k), .variant(v)), …])`).
-public indirect enum DBusValue: Hashable, Sendable {
+package indirect enum DBusValue: Hashable, Sendable {
     case byte(UInt8)
     case bool(Bool)
     case int16(Int16)
@@ -22,7 +22,7 @@ public indirect enum DBusValue: Hashable, Sendable {
     case variant(DBusValue)
 
     /// The value's D-Bus type signature.
-    public var signature: String {
+    package var signature: String {
         switch self {
         case .byte: return "y"
         case .bool: return "b"
@@ -45,31 +45,32 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// `a{sv}` from a Swift dictionary (keys sorted, so the message is deterministic).
-    public static func properties(_ values: [String: DBusValue]) -> DBusValue {
+    package static func properties(_ values: [String: DBusValue]) -> DBusValue {
         .array("{sv}", values.keys.sorted().map { .dictEntry(.string($0), .variant(values[$0]!)) })
     }
 
     /// The value inside any number of variants.
-    public var unwrapped: DBusValue {
+    package var unwrapped: DBusValue {
         if case .variant(let inner) = self { return inner.unwrapped }
         return self
     }
 
     /// A string, object path or signature.
-    public var string: String? {
+    package var string: String? {
         switch unwrapped {
         case .string(let s), .objectPath(let s), .signature(let s): return s
         default: return nil
         }
     }
 
-    public var bool: Bool? {
+    /// A boolean.
+    package var bool: Bool? {
         if case .bool(let b) = unwrapped { return b }
         return nil
     }
 
     /// Any integer type, widened.
-    public var integer: Int? {
+    package var integer: Int? {
         switch unwrapped {
         case .byte(let v): return Int(v)
         case .int16(let v): return Int(v)
@@ -83,16 +84,16 @@ public indirect enum DBusValue: Hashable, Sendable {
     }
 
     /// The elements of an array.
-    public var elements: [DBusValue]? {
+    package var elements: [DBusValue]? {
         if case .array(_, let items) = unwrapped { return items }
         return nil
     }
 
     /// The strings of an `as`.
-    public var strings: [String]? { elements?.compactMap(\.string) }
+    package var strings: [String]? { elements?.compactMap(\.string) }
 
     /// An array of dict entries with string-like keys as a dictionary (`a{sv}`, `a{oa{sv}}`, …).
-    public var dictionary: [String: DBusValue]? {
+    package var dictionary: [String: DBusValue]? {
         guard let items = elements else { return nil }
         var out: [String: DBusValue] = [:]
         for item in items {
@@ -102,35 +103,3 @@ public indirect enum DBusValue: Hashable, Sendable {
         return out
     }
 }
-
-/// An error reply (or a local failure) in D-Bus terms: `org.bluez.Error.AuthenticationFailed` and its text.
-public struct DBusError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The error name.
-    public var name: String
-    /// Its human-readable message.
-    public var message: String
-
-    public init(name: String, message: String) {
-        self.name = name
-        self.message = message
-    }
-
-    /// A local failure of the sd-bus call `call` with a negative errno.
-    public init(call: String, errno code: Int32) {
-        self.name = "carbridge.Error.Local"
-        self.message = "\(call): \(String(cString: strerrorText(code)))"
-    }
-
-    public var description: String { message.isEmpty ? name : "\(name): \(message)" }
-
-    /// True when nobody owns the destination (no bluetoothd on the bus; the bus could not start it
-    /// either: `Spawn.*`, e.g. a disabled bluetooth.service) or the bus itself is missing.
-    public var meansServiceMissing: Bool {
-        name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner"
-            || name.hasPrefix("org.freedesktop.DBus.Error.Spawn.") || name == "carbridge.Error.NoBus"
-    }
-}
-
-import Glibc
-
-func strerrorText(_ code: Int32) -> UnsafeMutablePointer<CChar> { strerror(code < 0 ? -code : code) }

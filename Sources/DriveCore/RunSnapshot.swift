@@ -1,7 +1,6 @@
-import DriveCore
-
-/// What a run looks like right now: everything the live view shows, as a value (DriveRuntime's
-/// `RunViewModel` keeps it up to date; `RunView` renders it).
+/// What a run looks like right now, as a value: what every view of a run reads (DriveRuntime's
+/// `RunViewModel` keeps it up to date; the terminal's `RunView`, the web dashboard and the systemd
+/// status line read it). Here rather than in a view's module, so no view depends on another for it.
 public struct RunSnapshot: Sendable {
     /// The drive state.
     public var state: DriveState

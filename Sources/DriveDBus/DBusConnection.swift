@@ -11,9 +11,9 @@ import Glibc
 /// asynchronous (`sd_bus_call_async`), so a call that makes the other side call back into us (BlueZ's
 /// `Device1.Pair` asks our `Agent1` for the PIN) works: the loop keeps dispatching meanwhile.
 /// Signal matches are added asynchronously too. Loop thread only; not `Sendable`.
-public final class DBusConnection {
+package final class DBusConnection {
     /// Which bus.
-    public enum Bus: Sendable {
+    package enum Bus: Sendable {
         case system
         /// A bus address (`unix:path=/run/dbus/system_bus_socket`), for tests.
         case address(String)
@@ -27,13 +27,13 @@ public final class DBusConnection {
     private var processScheduled = false
     private var slots: [ObjectIdentifier: Registration] = [:]
     /// Called once when the connection fails or is closed by the other side.
-    public var onClose: ((DBusError) -> Void)?
+    package var onClose: ((DBusError) -> Void)?
     /// True until the connection failed or `close()` was called.
-    public private(set) var isOpen = true
+    package private(set) var isOpen = true
 
     /// Connects to `bus` (the connection completes on the loop; calls made meanwhile are queued).
     /// Throws a `DBusError` named `carbridge.Error.NoBus` when there is no such bus at all.
-    public init(loop: EventLoop, bus which: Bus = .system) throws(DBusError) {
+    package init(loop: EventLoop, bus which: Bus = .system) throws(DBusError) {
         self.loop = loop
         var opened: OpaquePointer?
         var rc: Int32
@@ -72,7 +72,7 @@ public final class DBusConnection {
     }
 
     /// Leaves the bus: flushes what was queued (without waiting for anything) and frees everything.
-    public func close() {
+    package func close() {
         guard bus != nil else { return }
         shutDown()
     }
@@ -160,7 +160,7 @@ public final class DBusConnection {
 
     /// Calls `member` asynchronously; `reply` runs on the loop with the reply's values or the error
     /// (also a local one, or `org.freedesktop.DBus.Error.NoReply` after `timeout`).
-    public func call(
+    package func call(
         destination: String, path: String, interface: String, member: String, arguments: [DBusValue] = [],
         timeout: Duration = .seconds(25), reply: @escaping (Result<[DBusValue], DBusError>) -> Void
     ) {
@@ -193,7 +193,7 @@ public final class DBusConnection {
     }
 
     /// `org.freedesktop.DBus.Properties.Get`.
-    public func getProperty(
+    package func getProperty(
         destination: String, path: String, interface: String, name: String,
         reply: @escaping (Result<DBusValue, DBusError>) -> Void
     ) {
@@ -209,7 +209,7 @@ public final class DBusConnection {
     }
 
     /// `org.freedesktop.DBus.Properties.Set`.
-    public func setProperty(
+    package func setProperty(
         destination: String, path: String, interface: String, name: String, value: DBusValue,
         reply: @escaping (Result<Void, DBusError>) -> Void
     ) {
@@ -222,22 +222,22 @@ public final class DBusConnection {
     // MARK: signals
 
     /// A signal: its object path, member and values.
-    public struct Signal {
-        public var path: String
-        public var interface: String
-        public var member: String
-        public var arguments: [DBusValue]
+    package struct Signal {
+        package var path: String
+        package var interface: String
+        package var member: String
+        package var arguments: [DBusValue]
     }
 
     /// Handle of a match or an exported object; `cancel()` removes it (so does closing the connection).
-    public final class Token {
+    package final class Token {
         fileprivate weak var connection: DBusConnection?
         fileprivate let key: ObjectIdentifier
         fileprivate init(connection: DBusConnection, key: ObjectIdentifier) {
             self.connection = connection
             self.key = key
         }
-        public func cancel() {
+        package func cancel() {
             guard let connection, let registration = connection.slots.removeValue(forKey: key) else { return }
             registration.release()
         }
@@ -245,7 +245,7 @@ public final class DBusConnection {
 
     /// Subscribes to signals (nil = any) from `sender`; the match is installed asynchronously.
     @discardableResult
-    public func onSignal(
+    package func onSignal(
         sender: String?, path: String? = nil, interface: String?, member: String?, _ handler: @escaping (Signal) -> Void
     ) -> Token {
         let registration = Registration(kind: .signal(handler))
@@ -265,16 +265,16 @@ public final class DBusConnection {
     // MARK: exported objects
 
     /// An incoming method call to an exported object.
-    public struct MethodCall {
-        public var path: String
-        public var interface: String
-        public var member: String
-        public var arguments: [DBusValue]
-        public var sender: String
+    package struct MethodCall {
+        package var path: String
+        package var interface: String
+        package var member: String
+        package var arguments: [DBusValue]
+        package var sender: String
     }
 
     /// What an exported method answers.
-    public enum MethodReply {
+    package enum MethodReply {
         case values([DBusValue])
         case error(DBusError)
         /// Not ours: sd-bus answers `UnknownMethod`.
@@ -283,7 +283,7 @@ public final class DBusConnection {
 
     /// Exports an object at `path`: every method call to it goes to `handler`, which answers at once.
     @discardableResult
-    public func exportObject(path: String, _ handler: @escaping (MethodCall) -> MethodReply) -> Token {
+    package func exportObject(path: String, _ handler: @escaping (MethodCall) -> MethodReply) -> Token {
         let registration = Registration(kind: .object(handler))
         registration.connection = self
         let token = Token(connection: self, key: ObjectIdentifier(registration))
