@@ -341,7 +341,9 @@ public enum ConfigKeys {
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(
             "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
-            keys: [listen, controls, token]),
+            keys: [listen, controls, token],
+            // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
+            rule: { config in config.dashboard.problem.map { ($0, [ConfigKeys.controls.name, ConfigKeys.listen.name]) } }),
         ConfigTableDeclaration(
             "buttons",
             doc: "Button (libevdev name, or a D-pad direction like \"ABS_HAT0X-\") = action; deadman = hold to drive.",

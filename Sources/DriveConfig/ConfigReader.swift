@@ -15,7 +15,7 @@ struct ConfigReader {
             } else {
                 reader.readKeys(declaration.keys, from: table, into: &config)
             }
-            if declaration.name == ConfigKeys.controls.table { reader.checkDashboard(table, config.dashboard) }
+            if let problem = declaration.rule?(config) { reader.report(problem, in: table) }
             reader.errors += table.unknownKeyErrors()
         }
         // A dead-man binding anywhere makes the dead-man button required.
@@ -47,12 +47,10 @@ struct ConfigReader {
         }
     }
 
-    /// `[dashboard]`'s rule across keys: controls off loopback need a token. Reported at `controls` when the
-    /// file sets it (else at `listen`, which made the address non-loopback).
-    private mutating func checkDashboard(_ table: ConfigTable, _ dashboard: CarbridgeConfig.Dashboard) {
-        guard let problem = dashboard.problem else { return }
-        let key = table.line(of: ConfigKeys.controls.name) != nil ? ConfigKeys.controls.name : ConfigKeys.listen.name
-        errors.append(table.error(key, problem))
+    /// A table rule's problem, at the first of its keys the file sets (else the last).
+    private mutating func report(_ problem: (message: String, keys: [String]), in table: ConfigTable) {
+        let key = problem.keys.first { table.line(of: $0) != nil } ?? problem.keys.last ?? ""
+        errors.append(table.error(key, problem.message))
     }
 
     /// `[buttons]` and its `[buttons.long_press]`: with the table present, exactly the bindings it lists.

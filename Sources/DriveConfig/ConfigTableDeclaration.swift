@@ -23,13 +23,20 @@ public struct ConfigTableDeclaration: Sendable {
     public let keys: [any AnyConfigKey]
     /// For `[buttons]`: what its entries are.
     public let bindings: Bindings?
+    /// A rule across the table's keys, checked once they are read: the problem, and the keys it is about
+    /// (reported at the first of them the file sets, else the last).
+    let rule: (@Sendable (CarbridgeConfig) -> (message: String, keys: [String])?)?
 
-    /// A table of declared keys.
-    init(_ name: String, doc: String, keys: [any AnyConfigKey]) {
+    /// A table of declared keys, with a `rule` across them if any.
+    init(
+        _ name: String, doc: String, keys: [any AnyConfigKey],
+        rule: (@Sendable (CarbridgeConfig) -> (message: String, keys: [String])?)? = nil
+    ) {
         self.name = name
         self.doc = doc
         self.keys = keys
         self.bindings = nil
+        self.rule = rule
     }
 
     /// A table of bindings.
@@ -38,5 +45,6 @@ public struct ConfigTableDeclaration: Sendable {
         self.doc = doc
         self.keys = []
         self.bindings = bindings
+        self.rule = nil
     }
 }
