@@ -119,17 +119,9 @@ public enum ConfigScalar: Hashable, Sendable, CustomStringConvertible {
         case .number(let number): return "\(number)"
         case .boolean(let flag): return "\(flag)"
         case .string(let text):
-            var escaped = ""
-            for c in text.unicodeScalars {
-                switch c {
-                case "\"": escaped += "\\\""
-                case "\\": escaped += "\\\\"
-                case "\n": escaped += "\\n"
-                case "\t": escaped += "\\t"
-                default: escaped.unicodeScalars.append(c)
-                }
-            }
-            return "\"\(escaped)\""
+            var literal = ""
+            TOMLString.append(text, to: &literal)
+            return literal
         }
     }
 }
