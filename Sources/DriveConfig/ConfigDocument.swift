@@ -244,9 +244,7 @@ public final class ConfigTable {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
-        if let allowed, !allowed.contains(text) {
-            throw error(key, "\"\(text)\" is not one of \(allowed.map { "\"\($0)\"" }.joined(separator: ", "))")
-        }
+        if let allowed, !allowed.contains(text) { throw error(key, ConfigKind.notOneOf(text, allowed)) }
         return text
     }
 
@@ -255,9 +253,7 @@ public final class ConfigTable {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
-        guard range.contains(number) else {
-            throw error(key, "\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
-        }
+        guard range.contains(number) else { throw error(key, ConfigKind.outOfRange(number, range)) }
         return number
     }
 
@@ -273,9 +269,7 @@ public final class ConfigTable {
         } else {
             throw wrongType(key, value, expected: "a number")
         }
-        guard number.isFinite, range.contains(number) else {
-            throw error(key, "\(number) is out of range (\(range.lowerBound)…\(range.upperBound))")
-        }
+        guard number.isFinite, range.contains(number) else { throw error(key, ConfigKind.outOfRange(number, range)) }
         return number
     }
 
@@ -285,6 +279,28 @@ public final class ConfigTable {
         guard let value = table[key] else { return fallback }
         guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
         return flag
+    }
+
+    /// The value of `key` read as `kind`'s TOML type (an integer is a number too), or nil when absent; a
+    /// value of another type is an error. The range and spelling are the key's to check.
+    func scalar(_ key: String, as kind: ConfigKind) throws(ConfigError) -> ConfigScalar? {
+        consumed.insert(key)
+        guard let value = table[key] else { return nil }
+        switch kind {
+        case .integer:
+            guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
+            return .integer(number)
+        case .number:
+            if value.type == .double, let number = value.double { return .number(number) }
+            if value.type == .int, let number = value.int { return .number(Double(number)) }
+            throw wrongType(key, value, expected: "a number")
+        case .boolean:
+            guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
+            return .boolean(flag)
+        case .choice, .string:
+            guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
+            return .string(text)
+        }
     }
 
     /// Every key of this table as a string value (for free-form maps like `[buttons]`), in line order;

@@ -56,7 +56,7 @@ public enum ConfigFileEditor {
         _ degrees: Double, file path: String, resolver: any EventCodeResolver
     ) throws(ConfigErrors) -> Double {
         let rounded = roundedNeutral(degrees)
-        let key = "steering.neutral_deg"
+        let key = ConfigKeys.neutral.path
         guard rounded.isFinite else {
             throw ConfigErrors([ConfigError(file: path, line: nil, key: key, message: "\(degrees) is not a number of degrees")])
         }
@@ -66,7 +66,7 @@ public enum ConfigFileEditor {
         } catch {
             throw ConfigErrors([error])
         }
-        let edited = set(in: text, table: "steering", key: "neutral_deg", value: "\(rounded)")
+        let edited = set(in: text, table: ConfigKeys.neutral.table, key: ConfigKeys.neutral.name, value: "\(rounded)")
         let config = try CarbridgeConfig.load(text: edited, file: path, resolver: resolver)
         guard config.steering.neutralDegrees == rounded else {
             throw ConfigErrors([ConfigError(
@@ -92,7 +92,7 @@ public enum ConfigFileEditor {
     public static func saveLinkURL(
         _ url: String, file path: String?, resolver: any EventCodeResolver
     ) throws(ConfigErrors) -> String {
-        let key = "link.url"
+        let key = ConfigKeys.url.path
         guard let path else {
             throw ConfigErrors([ConfigError(
                 file: "(no config file)", line: nil, key: key,
@@ -106,7 +106,7 @@ public enum ConfigFileEditor {
         }
         var literal = ""
         TOMLString.append(url, to: &literal)
-        let edited = set(in: text, table: "link", key: "url", value: literal)
+        let edited = set(in: text, table: ConfigKeys.url.table, key: ConfigKeys.url.name, value: literal)
         let config = try CarbridgeConfig.load(text: edited, file: path, resolver: resolver)
         guard config.link.url == url else {
             throw ConfigErrors([ConfigError(

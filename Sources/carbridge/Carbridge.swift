@@ -29,7 +29,7 @@ struct Carbridge: ParsableCommand {
         subcommands: [
             RunCommand.self, CarSimCommand.self, CheckConfigCommand.self, DevicesCommand.self, ScanCommand.self, PairCommand.self,
             UnpairCommand.self,
-            MonitorCommand.self, CalibrateCommand.self,
+            MonitorCommand.self, CalibrateCommand.self, ConfigReferenceCommand.self,
         ],
         defaultSubcommand: nil
     )

@@ -12,7 +12,8 @@ struct CheckConfigCommand: CarbridgeCommand {
         discussion: """
             Every problem in the file is reported, one line each (file:line: key: message), in file order; \
             only a TOML syntax error stops the check where it is. Exit status 0 when the file is valid (a \
-            summary is printed), 1 otherwise.
+            summary is printed), 1 otherwise. Every key with its type, range and default: \
+            carbridge config-reference (or config/carbridge.toml).
             """)
 
     @Argument(help: ArgumentHelp("The config file to check.", valueName: "file"), completion: .file(extensions: ["toml"]))

@@ -33,23 +33,26 @@ struct RunCommand: CarbridgeCommand {
 
     @OptionGroup var common: CommonOptions
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N or rfcomm://ADDR[/CHANNEL].",
-        valueName: "url"), transform: LinkArgument.parse)
-    var link: LinkArgument?
+    // The flags that override config keys: each value is read by the key's declaration (ConfigKeys),
+    // with the config file's ranges, rounding and messages.
 
-    @Option(name: .long, help: ArgumentHelp("Speed cap for Speed+ (multiple of 10, 10…240).", valueName: "speed"))
-    var maxSpeed: Int?
+    @Option(name: .long, help: ArgumentHelp(ConfigKeys.url.flagHelp, valueName: "url"), transform: ConfigFlag.parser(ConfigKeys.url))
+    var link: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp("Streaming period in milliseconds (10…1000; default 50).", valueName: "ms"))
-    var periodMs: Int?
+    @Option(name: .long, help: ArgumentHelp(ConfigKeys.maxSpeed.flagHelp, valueName: "speed"),
+            transform: ConfigFlag.parser(ConfigKeys.maxSpeed))
+    var maxSpeed: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Engine off after this many seconds without driver activity (0 = never).", valueName: "seconds"))
-    var idleTimeout: Double?
+    @Option(name: .long, help: ArgumentHelp(ConfigKeys.period.flagHelp, valueName: "ms"), transform: ConfigFlag.parser(ConfigKeys.period))
+    var periodMs: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp("Frame terminator: lf, crlf or none.", valueName: "name"))
-    var terminator: FrameTerminator?
+    @Option(name: .long, help: ArgumentHelp(ConfigKeys.idleTimeout.flagHelp, valueName: "seconds"),
+            transform: ConfigFlag.parser(ConfigKeys.idleTimeout))
+    var idleTimeout: ConfigOverride?
+
+    @Option(name: .long, help: ArgumentHelp(ConfigKeys.terminator.flagHelp, valueName: "name"),
+            transform: ConfigFlag.parser(ConfigKeys.terminator))
+    var terminator: ConfigOverride?
 
     @Flag(name: .long, help: "Do not read the terminal keyboard even when stdin is a terminal.")
     var noKeyboard = false
@@ -70,31 +73,16 @@ struct RunCommand: CarbridgeCommand {
     @Option(name: .long, help: ArgumentHelp(
         "Serve the web dashboard and /metrics on HOST:PORT (overrides [dashboard] listen), e.g. 127.0.0.1:8080.",
         discussion: "View only unless [dashboard] controls = true; controls on a non-loopback address need [dashboard] token.",
-        valueName: "host:port"), transform: DashboardArgument.parse)
-    var dashboard: ListenAddress?
-
-    func validate() throws {
-        if let maxSpeed, !(10...240).contains(maxSpeed) || maxSpeed % 10 != 0 {
-            throw ValidationError("--max-speed: \(maxSpeed) must be a multiple of 10 between 10 and 240")
-        }
-        if let periodMs, !(10...1000).contains(periodMs) {
-            throw ValidationError("--period-ms: \(periodMs) must be between 10 and 1000")
-        }
-        if let idleTimeout, !(0...86_400).contains(idleTimeout) || !idleTimeout.isFinite {
-            throw ValidationError("--idle-timeout: \(idleTimeout) must be between 0 and 86400 seconds")
-        }
-    }
+        valueName: "host:port"), transform: ConfigFlag.parser(ConfigKeys.listen))
+    var dashboard: ConfigOverride?
 
     func run() throws {
         let sink = LogSink()
         let logger = common.makeLogger(label: "carbridge", sink: sink)
         var config = try common.loadConfig()
-        if let link { config.link.url = link.text }
-        if let maxSpeed { config.drive.maxSpeed = maxSpeed }
-        if let periodMs { config.drive.period = .milliseconds(periodMs) }
-        if let idleTimeout { config.drive.idleTimeout = idleTimeout > 0 ? .milliseconds(Int64(idleTimeout * 1000)) : nil }
-        if let terminator { config.link.terminator = terminator }
-        if let dashboard { config.dashboard.listen = dashboard }
+        for override in [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap({ $0 }) {
+            override.apply(to: &config)
+        }
         if let problem = config.dashboard.problem { throw ValidationError("--dashboard: \(problem)") }
 
         var options = RunSession.Options()

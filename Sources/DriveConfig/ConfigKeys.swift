@@ -1,0 +1,394 @@
+import DriveCore
+import DriveLink
+import DriveMapping
+
+/// Every key of `carbridge.toml`, each declared once: table, name, type, default, allowed values, doc and
+/// where its typed value goes. `CarbridgeConfig`'s defaults are these declarations' `defaultValue`s, the
+/// loader reads each table's `keys`, `carbridge run`'s flags go through `value(fromArgument:)`, and
+/// `config/carbridge.toml` and `carbridge.toml(5)` are rendered from `tables` (`ConfigReference`).
+public enum ConfigKeys {
+    // MARK: [link]
+
+    /// `[link] url`.
+    public static let url: ConfigKey<String> = ConfigKey(
+        "link", "url", .string, default: .string("sim"),
+        doc: "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N or rfcomm://ADDR[/CHANNEL].",
+        details: [
+            "  \"sim\"                                  the built-in simulated car (default; runs anywhere)",
+            "  \"stdout\"                               dry run: print each frame with a monotonic timestamp",
+            "  \"tcp://HOST:PORT\"                      a Wi-Fi car, or `carbridge car-sim`",
+            "  \"serial:///dev/rfcomm0?baud=9600\"      a serial tty (bound RFCOMM, USB-serial); baud 9600…115200",
+            "  \"rfcomm://AA:BB:CC:DD:EE:FF/1\"         a Bluetooth car (HC-05/HC-06), channel 1 by default",
+        ],
+        at: \.link.url
+    ) { scalar throws(ConfigValueError) in
+        let url = scalar.stringValue ?? ""
+        if url.isEmpty { throw ConfigValueError("must not be empty (use \"sim\" for the built-in car)") }
+        // The parser the link factory uses, so a file or flag is accepted exactly when run can use it.
+        do {
+            _ = try LinkURL(parsing: url)
+        } catch {
+            throw ConfigValueError("\(error)")
+        }
+        return url
+    }
+
+    /// `[link] terminator`.
+    public static let terminator: ConfigKey<FrameTerminator> = ConfigKey(
+        "link", "terminator", .choice(FrameTerminator.allCases.map(\.name)), default: .string("lf"),
+        doc: "What ends each frame: \"lf\" (\\n), \"crlf\" (\\r\\n) or \"none\".", at: \.link.terminator
+    ) { FrameTerminator(name: $0.stringValue ?? "") ?? .lineFeed }
+
+    /// `[link] connect_timeout_ms`.
+    public static let connectTimeout: ConfigKey<Int> = .integer(
+        "link", "connect_timeout_ms", default: 5000, range: 100...120_000,
+        doc: "How long one connection attempt may take, in milliseconds.",
+        details: ["Lost links reconnect with back-off: 0.5 s, doubling, at most 5 s."],
+        at: \.link.connectTimeoutMilliseconds)
+
+    /// `[link] max_in_flight`.
+    public static let maxInFlight: ConfigKey<Int> = .integer(
+        "link", "max_in_flight", default: 2, range: 1...64,
+        doc: "At most this many motion frames wait in the kernel's output queue (SIOCOUTQ/TIOCOUTQ).",
+        details: [
+            "A newer one waits in carbridge, newest wins. A radio fade then cannot pile up stale \"go\" frames",
+            "that the car would replay when the radio returns. E and F frames always go, in order.",
+        ],
+        at: \.link.maxInFlight)
+
+    /// `[link] stall_timeout_ms`.
+    public static let stallTimeout: ConfigKey<Int> = .integer(
+        "link", "stall_timeout_ms", default: 1000, range: 200...60_000,
+        doc: "A kernel output queue that does not shrink for this long (ms) means the link is down.",
+        details: ["It is closed abortively (nothing queued arrives later) and reconnected."],
+        at: \.link.stallTimeoutMilliseconds)
+
+    // MARK: [drive]
+
+    /// `[drive] period_ms`.
+    public static let period: ConfigKey<Duration> = ConfigKey(
+        "drive", "period_ms", .integer(10...1000), default: .integer(50),
+        doc: "While the speed is above 0 the current frame is repeated every period_ms milliseconds.",
+        at: \.drive.period
+    ) { .milliseconds($0.integerValue ?? 50) }
+
+    /// `[drive] hysteresis_deg`.
+    public static let hysteresis: ConfigKey<Double> = .number(
+        "drive", "hysteresis_deg", default: 2, range: 0...20,
+        doc: "Hysteresis around the steering range boundaries (±15°, ±60°), in degrees; 0 = the bare table.",
+        at: \.drive.hysteresisDegrees)
+
+    /// `[drive] max_speed`.
+    public static let maxSpeed: ConfigKey<Int> = .integer(
+        "drive", "max_speed", default: 240, range: 10...240, doc: "Speed cap for Speed+, a multiple of 10.",
+        at: \.drive.maxSpeed
+    ) { $0 % 10 == 0 ? nil : "\($0) is not a multiple of 10 (speeds go in steps of 10)" }
+
+    /// `[drive] idle_timeout_s`.
+    public static let idleTimeout: ConfigKey<Duration?> = ConfigKey(
+        "drive", "idle_timeout_s", .number(0...86_400), default: .number(0),
+        doc: "Turn the engine off after this many seconds without driver activity; 0 = never.",
+        at: \.drive.idleTimeout
+    ) { ConfigKeys.durationOrOff(seconds: $0.numberValue ?? 0) }
+
+    /// `[drive] on_input_lost`.
+    public static let onInputLost: ConfigKey<DriveSettings.InputLossPolicy> = .choice(
+        "drive", "on_input_lost", default: DriveSettings.InputLossPolicy.stop,
+        doc: "What happens when the steering or button device disappears or stops delivering.",
+        details: [
+            "  \"stop\"        speed 0 and the stop frame (default)",
+            "  \"engine-off\"  E,0,0,0",
+        ],
+        at: \.drive.onInputLost)
+
+    // MARK: [kiosk]
+
+    /// `[kiosk] session_limit_s`.
+    public static let sessionLimit: ConfigKey<Duration?> = ConfigKey(
+        "kiosk", "session_limit_s", .number(0...86_400), default: .number(0),
+        doc: "One driver's turn, in seconds from the engine going on; 0 = no limit, otherwise at least 1.",
+        details: [
+            "The turn ends with the engine off (the stop frame first if the car is moving, then E,0,0,0);",
+            "the next press of Engine starts a new turn.",
+        ],
+        at: \.kiosk.sessionLimit
+    ) { scalar throws(ConfigValueError) in
+        let seconds = scalar.numberValue ?? 0
+        if seconds > 0 && seconds < 1 {
+            throw ConfigValueError(
+                "\(seconds) is too short: a turn lasts at least 1 s (0 = no limit; the value is in seconds)")
+        }
+        return ConfigKeys.durationOrOff(seconds: seconds)
+    }
+
+    // MARK: [keyboard]
+
+    /// `[keyboard] enabled`.
+    public static let keyboardEnabled: ConfigKey<Bool> = .boolean(
+        "keyboard", "enabled", default: true, doc: "Drive from the terminal keyboard when stdin is a terminal.",
+        details: ["  e engine · Up/+ Speed+ · Down/- Speed- · g gear · Left/Right steer · c centre · 1-5 F1-F5 · q quit"],
+        at: \.keyboard.enabled)
+
+    /// `[keyboard] steer_step_deg`.
+    public static let steerStep: ConfigKey<Double> = .number(
+        "keyboard", "steer_step_deg", default: 20, range: 1...90,
+        doc: "How far Left/Right move the steering angle per press, in degrees.", at: \.keyboard.steerStepDegrees)
+
+    // MARK: [devices]
+
+    /// `[devices] gamepad`.
+    public static let gamepad: ConfigKey<DeviceMatch> = deviceMatch(
+        "gamepad", default: .auto, doc: "The gamepad that drives.",
+        details: [
+            "\"auto\" (the first one found), \"none\", a name glob (\"Xbox*\"), \"vendor:product\" in hex",
+            "(\"045e:028e\"), a udev path (ID_PATH or /sys/... path), or a Bluetooth pad's address",
+            "(\"e4:17:d8:3a:9c:01\"; `carbridge devices` shows it as uniq; uniq:SERIAL for USB serials).",
+            "Devices are never picked by their /dev/input/eventN number: it changes on every replug.",
+        ],
+        at: \.devices.gamepad)
+
+    /// `[devices] accelerometer`.
+    public static let accelerometer: ConfigKey<DeviceMatch> = deviceMatch(
+        "accelerometer", default: .auto,
+        doc: "The accelerometer, matched like gamepad; used when [steering] source = \"tilt\" (evdev or IIO).",
+        at: \.devices.accelerometer)
+
+    /// `[devices] keyboard`.
+    public static let keyDevice: ConfigKey<DeviceMatch> = deviceMatch(
+        "keyboard", default: .none,
+        doc: "Extra key devices (arcade buttons, foot pedals), matched like gamepad; \"none\" = off.",
+        at: \.devices.keyboard)
+
+    /// `[devices] grab`.
+    public static let grab: ConfigKey<Bool> = .boolean(
+        "devices", "grab", default: false,
+        doc: "Take the gamepad exclusively (EVIOCGRAB) so the desktop does not also act on it.", at: \.devices.grab)
+
+    // MARK: [steering]
+
+    /// `[steering] source`.
+    public static let source: ConfigKey<CarbridgeConfig.SteeringSource> = .choice(
+        "steering", "source", default: CarbridgeConfig.SteeringSource.stick,
+        doc: "Where the steering angle comes from.", at: \.steering.source)
+
+    /// `[steering] mode`.
+    public static let mode: ConfigKey<CarbridgeConfig.StickMode> = .choice(
+        "steering", "mode", default: CarbridgeConfig.StickMode.x,
+        doc: "Stick mapping: \"x\" (horizontal deflection × 90°) or \"polar\" (the stick's direction).",
+        details: ["Polar: north 0°, clockwise positive."], at: \.steering.mode)
+
+    /// `[steering] axis_x`.
+    public static let axisX: ConfigKey<String> = evdevName(
+        "steering", "axis_x", default: "ABS_X", doc: "The stick's horizontal axis (an evdev ABS_ name).",
+        at: \.steering.axisX)
+
+    /// `[steering] axis_y`.
+    public static let axisY: ConfigKey<String> = evdevName(
+        "steering", "axis_y", default: "ABS_Y", doc: "The stick's vertical axis (polar mode).", at: \.steering.axisY)
+
+    /// `[steering] deadzone`.
+    public static let deadzone: ConfigKey<Double> = .number(
+        "steering", "deadzone", default: 0.1, range: 0...0.9,
+        doc: "Fraction of the stick's travel ignored around centre; full deflection still reaches ±90°.",
+        at: \.steering.deadzone)
+
+    /// `[steering] invert`.
+    public static let invert: ConfigKey<Bool> = .boolean(
+        "steering", "invert", default: false, doc: "Flip left and right.", at: \.steering.invert)
+
+    /// `[steering] expo`.
+    public static let expo: ConfigKey<Double> = .number(
+        "steering", "expo", default: 0, range: 0...1,
+        doc: "0 = linear response … 1 = fully cubic (fine control near centre).", at: \.steering.expo)
+
+    /// `[steering] tilt_axes`.
+    public static let tiltAxes: ConfigKey<TiltAxes> = ConfigKey(
+        "steering", "tilt_axes", .string, default: .string("x,z"),
+        doc: "Tilt: the roll is atan2(first, second) over these accelerometer axes; a \"-\" flips an axis.",
+        details: ["Two different axes among x, y, z, e.g. \"x,z\" or \"-y,z\" (applied after the mount matrix)."],
+        at: \.steering.tiltAxes
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        guard let axes = TiltAxes(parsing: text) else {
+            throw ConfigValueError("\"\(text)\" must name two different axes, e.g. \"x,z\" or \"-y,z\"")
+        }
+        return axes
+    }
+
+    /// `[steering] neutral_deg`.
+    public static let neutral: ConfigKey<Double> = .number(
+        "steering", "neutral_deg", default: 0, range: -180...180,
+        doc: "The tilt that means straight ahead, in degrees (`carbridge calibrate` writes it).",
+        at: \.steering.neutralDegrees)
+
+    /// `[steering] sensitivity`.
+    public static let sensitivity: ConfigKey<Double> = .number(
+        "steering", "sensitivity", default: 1, range: 0.05...20,
+        doc: "Steering angle = (roll - neutral) × sensitivity, clamped to ±90°.", at: \.steering.sensitivity)
+
+    /// `[steering] smoothing_ms`.
+    public static let smoothing: ConfigKey<Double> = .number(
+        "steering", "smoothing_ms", default: 80, range: 0...5000,
+        doc: "Low-pass filter time constant for tilt, in milliseconds; 0 = off.", at: \.steering.smoothingMilliseconds)
+
+    /// `[steering] sample_rate_hz`.
+    public static let sampleRate: ConfigKey<Double> = .number(
+        "steering", "sample_rate_hz", default: 50, range: 1...1000,
+        doc: "How often an IIO accelerometer is read, in Hz.", at: \.steering.sampleRateHertz)
+
+    /// `[steering] input_timeout_ms`.
+    public static let inputTimeout: ConfigKey<Int> = .integer(
+        "steering", "input_timeout_ms", default: 500, range: 50...10_000,
+        doc: "An accelerometer that gives no sample for this long (ms) counts as lost input.",
+        at: \.steering.inputTimeoutMilliseconds)
+
+    // MARK: [throttle]
+
+    /// `[throttle] axis`.
+    public static let throttleAxis: ConfigKey<String> = evdevName(
+        "throttle", "axis", default: "", doc: "An analog trigger as throttle (e.g. \"ABS_RZ\"); \"\" = off.",
+        details: ["Speed follows the trigger in steps of 10, capped by max_speed; off = Speed+ / Speed- only."],
+        at: \.throttle.axis)
+
+    // MARK: [gestures]
+
+    /// `[gestures] long_press_ms`.
+    public static let longPress: ConfigKey<Int> = .integer(
+        "gestures", "long_press_ms", default: 600, range: 100...10_000,
+        doc: "A press held this long (ms) triggers the [buttons.long_press] binding instead.",
+        at: \.gestures.longPressMilliseconds)
+
+    /// `[gestures] repeat_delay_ms`.
+    public static let repeatDelay: ConfigKey<Int> = .integer(
+        "gestures", "repeat_delay_ms", default: 0, range: 0...10_000,
+        doc: "Hold Speed+/Speed- this long (ms) to repeat; 0 = no repeat.", at: \.gestures.repeatDelayMilliseconds)
+
+    /// `[gestures] repeat_interval_ms`.
+    public static let repeatInterval: ConfigKey<Int> = .integer(
+        "gestures", "repeat_interval_ms", default: 150, range: 20...5000,
+        doc: "The repeat period (ms) while Speed+/Speed- is held.", at: \.gestures.repeatIntervalMilliseconds)
+
+    // MARK: [dashboard]
+
+    /// `[dashboard] listen`.
+    public static let listen: ConfigKey<ListenAddress?> = ConfigKey(
+        "dashboard", "listen", .string, default: .string(""),
+        doc: "Serve the web dashboard and /metrics on HOST:PORT; \"\" = off (no server is started).",
+        details: [
+            "One page: steering wheel, speed gauge, link, the car's messages; /metrics in Prometheus text format.",
+            "HOST is an IPv4 address, [IPv6] or localhost. `carbridge run --dashboard HOST:PORT` sets it for one run.",
+        ],
+        at: \.dashboard.listen
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        if text.isEmpty { return nil }
+        do {
+            return try ListenAddress(parsing: text)
+        } catch {
+            throw ConfigValueError("\(error)")
+        }
+    }
+
+    /// `[dashboard] controls`.
+    public static let controls: ConfigKey<Bool> = .boolean(
+        "dashboard", "controls", default: false,
+        doc: "Let browsers drive (Engine, Speed±, Gear, F1-F5, a steering slider); false = view only.",
+        details: ["A tab that disconnects or goes silent while steering is lost input: the car stops."],
+        at: \.dashboard.controls)
+
+    /// `[dashboard] token`.
+    public static let token: ConfigKey<String?> = ConfigKey(
+        "dashboard", "token", .string, default: .string(""),
+        doc: "The secret a browser presents once (http://HOST:PORT/?token=...) to get controls; \"\" = none.",
+        details: [
+            "The browser then holds an HttpOnly SameSite=Strict cookie. Required for controls unless listen is a",
+            "loopback address (127.0.0.1, [::1], localhost). At least 12 characters, e.g. `openssl rand -hex 16`.",
+        ],
+        at: \.dashboard.token
+    ) { scalar throws(ConfigValueError) in
+        let token = scalar.stringValue ?? ""
+        if token.isEmpty { return nil }
+        guard token.count >= 12, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+            throw ConfigValueError(
+                "must be at least 12 visible ASCII characters without spaces or ';' (e.g. from `openssl rand -hex 16`)")
+        }
+        return token
+    }
+
+    // MARK: The tables
+
+    /// Every table, in the order the loader reads them and the reference lists them.
+    public static let tables: [ConfigTableDeclaration] = [
+        ConfigTableDeclaration(
+            "link", doc: "Where the car is and how frames reach it.",
+            keys: [url, terminator, connectTimeout, maxInFlight, stallTimeout]),
+        ConfigTableDeclaration(
+            "drive", doc: "The state machine: streaming, speed cap, idle and input-loss policies.",
+            keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
+        ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
+        ConfigTableDeclaration(
+            "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
+        ConfigTableDeclaration(
+            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab]),
+        ConfigTableDeclaration(
+            "steering", doc: "Stick or tilt to the steering angle.",
+            keys: [
+                source, mode, axisX, axisY, deadzone, invert, expo, tiltAxes, neutral, sensitivity, smoothing, sampleRate,
+                inputTimeout,
+            ]),
+        ConfigTableDeclaration("throttle", doc: "An analog trigger as throttle.", keys: [throttleAxis]),
+        ConfigTableDeclaration(
+            "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
+        ConfigTableDeclaration(
+            "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
+            keys: [listen, controls, token],
+            // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
+            rule: { config in config.dashboard.problem.map { ($0, [ConfigKeys.controls.name, ConfigKeys.listen.name]) } }),
+        ConfigTableDeclaration(
+            "buttons",
+            doc: "Button (libevdev name, or a D-pad direction like \"ABS_HAT0X-\") = action; deadman = hold to drive.",
+            bindings: .init(
+                actions: ButtonAction.allCases.map(\.rawValue), defaults: CarbridgeConfig.defaultButtons,
+                longPressTable: "long_press",
+                longPressDoc: "Bindings that fire only when held for [gestures] long_press_ms, e.g. BTN_MODE = \"calibrate\".")),
+    ]
+
+    /// Every key, in reference order.
+    public static var all: [any AnyConfigKey] { tables.flatMap(\.keys) }
+
+    // MARK: Helpers for kinds of keys that come up more than once
+
+    /// A `[devices]` matcher: `auto`, `none`, a glob, `vendor:product`, a udev path or an address.
+    private static func deviceMatch(
+        _ name: String, default value: DeviceMatch, doc: String, details: [String] = [],
+        at keyPath: WritableKeyPath<CarbridgeConfig, DeviceMatch> & Sendable
+    ) -> ConfigKey<DeviceMatch> {
+        ConfigKey("devices", name, .string, default: .string(value.configValue), doc: doc, details: details, at: keyPath) {
+            scalar throws(ConfigValueError) in
+            let text = scalar.stringValue ?? ""
+            if text.isEmpty { return .none }
+            let parsed = DeviceMatch(parsing: text)
+            if parsed == .unique("") {
+                throw ConfigValueError(
+                    "\"\(text)\" names no device: give the pad's Bluetooth address (\"e4:17:d8:3a:9c:01\", as `carbridge devices` shows it under uniq) or uniq:SERIAL")
+            }
+            return parsed
+        }
+    }
+
+    /// An evdev name, kept as written: `MappingConfiguration.resolve` checks it against libevdev once the
+    /// whole file is read (whether it must name an axis depends on `steering.source`).
+    private static func evdevName(
+        _ table: String, _ name: String, default value: String, doc: String, details: [String] = [],
+        at keyPath: WritableKeyPath<CarbridgeConfig, String> & Sendable
+    ) -> ConfigKey<String> {
+        ConfigKey(table, name, .string, default: .string(value), doc: doc, details: details, at: keyPath) {
+            $0.stringValue ?? value
+        }
+    }
+
+    /// `seconds` as a duration rounded to the millisecond; nil for 0 (off).
+    private static func durationOrOff(seconds: Double) -> Duration? {
+        seconds > 0 ? .milliseconds(Int64((seconds * 1000).rounded())) : nil
+    }
+}
