@@ -4,44 +4,12 @@
 /// `handle(_:at:)`, calls `tick(at:)` when `nextDeadline` is reached, and writes the returned frames
 /// to the link. `handle` never runs due ticks itself.
 ///
-/// Rules (docs/protocol.md, with the decisions made here):
-/// - **Engine off:** every control except `.engine` and the safety events is ignored — no state
-///   change and no frame — with two exceptions that only track physical inputs: `.steer` still updates θ
-///   and `A` (for display; never sent) and `.deadman` still records whether the button is held.
-///   Engine on → off sends exactly one `E,0,0,0` and sets S := 0 (D and θ are kept); off → on sends nothing.
-/// - **Speed+** adds 10 unless S is at the ceiling (`settings.speedCeiling`, rounded down to a multiple of 10);
-///   **Speed−** subtracts 10 unless S is 0; **Gear** toggles D. Each change sends the motion frame at once.
-///   **F1…F5** send their own letter with the current A, S, D; other numbers are ignored.
-/// - **setSpeed(n)** clamps n to 0…ceiling and rounds it down to a multiple of 10; if that differs from S,
-///   S takes it and the motion frame is sent.
-/// - **Steer** clamps θ to ±90 (non-finite angles are ignored entirely) and updates `A` with
-///   `AngleRange.next` (the very first steer uses the bare table); a changed `A` sends the motion frame.
-/// - **Streaming:** while the engine is on and S > 0 the motion frame is sent every `settings.period`.
-///   Any frame sent restarts the period (next deadline = time of that frame + period). A stream frame sent
-///   by a late `tick` counts as sent at its scheduled deadline, so the grid never drifts; when whole periods
-///   were missed only one frame is sent and the next deadline is the next grid point after `now`.
-///   When S falls to 0 its frame is sent and streaming stops. Periods under 1 ms are treated as 1 ms.
-/// - **Link** (§6): the machine knows whether the link is up (initially not). While it is down no frame
-///   is returned at all, and Speed+ and setSpeed are ignored (motion never starts on a link that cannot
-///   carry it, nor resumes by itself later); other controls still change the state. **linkLost** sets
-///   S := 0 and stops streaming. **linkUp** answers with the **safety handshake**, the first frame on
-///   every connection: `E,0,0,0` while the engine is off, the stop frame (S := 0) while it is on — an
-///   HC-05 car never notices a radio drop and keeps its last command, and a restarted process cannot
-///   know what the car is doing. Motion resumes only when the driver acts.
-/// - **Dead-man** (`settings.deadmanRequired`): while the button is not held (initially), Speed+ and
-///   setSpeed are ignored; releasing it with the engine on and S > 0 sets S := 0 and sends the stop frame.
-///   Pressing it sends nothing.
-/// - **inputLost** with the engine on: policy `.stop` sets S := 0 and sends the stop frame (even when S
-///   was already 0); policy `.engineOff` sends `E,0,0,0` and turns the engine off. Engine off: nothing
-///   is sent. Either way Speed+ and setSpeed are ignored from then on until **inputRestored** (the car
-///   must not drive with θ frozen while the steering device is missing).
-/// - **suspend** (SIGTSTP) with the engine on: S := 0 and the stop frame (even when S was already 0);
-///   the engine stays on. **shutdown** with the engine on sends `E,0,0,0` once and turns the engine off;
-///   with the engine off it does nothing.
-/// - **Idle timeout** (`settings.idleTimeout`): activity is any driver control (engine, Speed±, gear,
-///   F-keys, setSpeed, dead-man — even one that changes nothing) or a steer that changes `A` or moves θ at
-///   least `settings.activityThresholdDegrees` from θ at the last activity. When the engine is on and
-///   `now ≥ last activity + idleTimeout`, `tick` sends `E,0,0,0` and turns the engine off.
+/// The rules it implements are docs/protocol.md, their only statement: the state (§1), the angle
+/// range with hysteresis (§3), the controls and the engine-off rule (§4), event frames, the stream on
+/// a fixed grid and engine off → `E,0,0,0` (§5), and the link, the safety handshake on `.linkUp`,
+/// input loss, dead-man, suspend, shutdown and the idle timeout (§6). The details left to this type:
+/// `.function(n)` with n outside 1…5 is ignored, `speedLimit` is the ceiling rounded down to a
+/// multiple of 10, and a period under 1 ms is treated as 1 ms.
 public struct DriveMachine {
     /// The tunables this machine was created with.
     public let settings: DriveSettings

@@ -19,14 +19,13 @@ struct RunCommand: CarbridgeCommand {
             Frames follow the car protocol: T,A,S,D (e.g. M,0,40,1), repeated every period_ms while \
             the speed is above 0, E,0,0,0 when the engine goes off.
 
-            Safety: SIGINT, SIGTERM, SIGHUP, SIGQUIT (Ctrl-\\) and q send E,0,0,0 (if the engine is on) \
-            and flush it to the car before exiting 0; Ctrl-Z flushes the stop frame before suspending, \
-            and after fg the car moves only when you act. The first frame on every connection is the \
-            current state (E,0,0,0, or the stop frame with the engine on), so a car that kept its last \
-            command is stopped. A lost link resets the speed to 0 and reconnects with back-off (0.5 s \
-            doubling to 5 s); a link whose kernel queue does not drain for [link] stall_timeout_ms is \
-            lost too, and at most [link] max_in_flight motion frames are ever queued below carbridge. \
-            Lost input stops the car. See docs/protocol.md §6.
+            Stopping: q, SIGINT, SIGTERM, SIGHUP and SIGQUIT (Ctrl-\\) send E,0,0,0 (if the engine is \
+            on) and flush it to the car before exiting 0; Ctrl-Z sends the stop frame before \
+            suspending. Lost input stops the car; a lost link resets the speed to 0 and reconnects, \
+            and every connection starts by stopping the car. It moves again only when you act.
+
+            The frames, when each is sent and every safety rule (lost input, lost or stalled link, \
+            [link] max_in_flight and stall_timeout_ms): docs/protocol.md, §5 and §6.
 
             Flags override the config file.
             """)
