@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "DriveConfig",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveLink",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]),
         // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the

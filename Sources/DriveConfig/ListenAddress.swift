@@ -1,3 +1,5 @@
+import DriveLink
+
 /// Where the web dashboard listens: `HOST:PORT` (`[dashboard] listen`, `carbridge run --dashboard`).
 ///
 /// HOST is an IPv4 address, `[IPv6]` in brackets, or `localhost`; PORT is 0…65535 (0: any free port,
@@ -15,28 +17,30 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `HOST:PORT`; throws what is wrong otherwise.
+    /// Parses `HOST:PORT` (`HostPort`, DriveLink's one parser of it); throws what is wrong otherwise.
     public init(parsing text: String) throws(ListenAddressError) {
-        guard let colon = text.lastIndex(of: ":") else {
-            throw ListenAddressError("\"\(text)\" is not HOST:PORT (e.g. \"127.0.0.1:8080\")")
+        let endpoint: HostPort
+        do throws(HostPortError) {
+            endpoint = try HostPort(parsing: text)
+        } catch {
+            switch error {
+            case .missingPort, .missingCloseBracket:
+                throw ListenAddressError("\"\(text)\" is not HOST:PORT (e.g. \"127.0.0.1:8080\")")
+            case .invalidPort:
+                throw ListenAddressError("\"\(text)\": the port must be a number 0…65535")
+            case .unbracketedIPv6:
+                throw ListenAddressError("\"\(text)\": write an IPv6 address in brackets, e.g. \"[::1]:8080\"")
+            case .emptyHost, .invalidHost:
+                throw ListenAddressError("\"\(text)\": the host must be an IPv4 address, [IPv6] or localhost")
+            }
         }
-        var host = String(text[..<colon])
-        let portText = text[text.index(after: colon)...]
-        guard !portText.isEmpty, portText.allSatisfy({ $0.isASCII && $0.isNumber }), portText.count <= 5,
-            let port = Int(portText), (0...65535).contains(port)
-        else {
-            throw ListenAddressError("\"\(text)\": the port must be a number 0…65535")
-        }
-        if host.hasPrefix("[") && host.hasSuffix("]") {
-            host = String(host.dropFirst().dropLast())
-            guard Self.isIPv6(host) else { throw ListenAddressError("\"\(text)\": [\(host)] is not an IPv6 address") }
-        } else if host.contains(":") {
-            throw ListenAddressError("\"\(text)\": write an IPv6 address in brackets, e.g. \"[::1]:8080\"")
-        } else if host != "localhost" && !Self.isIPv4(host) {
+        if text.hasPrefix("[") {
+            guard Self.isIPv6(endpoint.host) else { throw ListenAddressError("\"\(text)\": [\(endpoint.host)] is not an IPv6 address") }
+        } else if endpoint.host != "localhost" && !Self.isIPv4(endpoint.host) {
             throw ListenAddressError("\"\(text)\": the host must be an IPv4 address, [IPv6] or localhost")
         }
-        self.host = host
-        self.port = port
+        self.host = endpoint.host
+        self.port = endpoint.port
     }
 
     /// True for 127.0.0.0/8, `::1` and `localhost`: only this machine can connect.
@@ -46,7 +50,7 @@ public struct ListenAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `HOST:PORT`, IPv6 in brackets.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var description: String { HostPort(host: host, port: port).description }
 
     static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

@@ -1,3 +1,4 @@
+import DriveSystem
 import Glibc
 
 /// Reading and atomically replacing a small text file with plain system calls (no Foundation: the daemon
@@ -47,15 +48,8 @@ enum TextFile {
         }
         var failure: Int32 = 0
         if fchmod(fd, mode) != 0 { failure = errno }
-        var utf8 = Array(text.utf8)
-        var offset = 0
-        while failure == 0 && offset < utf8.count {
-            let count = utf8.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if count < 0 {
-                if errno != EINTR { failure = errno }
-            } else {
-                offset += count
-            }
+        if failure == 0 {
+            do { try Syscall.writeAll(fd, Array(text.utf8)) } catch { failure = (error as? SystemError)?.errno ?? EIO }
         }
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         if close(fd) != 0 && failure == 0 { failure = errno }
