@@ -13,6 +13,10 @@ final class NotifySocket: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [(time: Double, text: String)] = []
     private var running = true
+    private var syncsSeen = 0
+    private var syncsSent = 0
+    private let boundAddress: sockaddr_un
+    private let boundSize: socklen_t
 
     /// A socket in a fresh temporary directory, or with `abstract` in the abstract namespace.
     init(abstract: Bool = false) throws {
@@ -40,6 +44,8 @@ final class NotifySocket: @unchecked Sendable {
         }
         // An abstract name's length is exactly its bytes (no terminating NUL).
         let size = socklen_t(MemoryLayout<sa_family_t>.size + length + (abstract ? 0 : 1))
+        boundAddress = address
+        boundSize = size
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
         }
@@ -69,8 +75,31 @@ final class NotifySocket: @unchecked Sendable {
             let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if n <= 0 { continue }
             let text = String(decoding: buffer[0..<n], as: UTF8.self)
-            lock.lock(); received.append((monotonicSeconds(), text)); lock.unlock()
+            lock.lock()
+            if text == Self.syncMessage { syncsSeen += 1 } else { received.append((monotonicSeconds(), text)) }
+            lock.unlock()
         }
+    }
+
+    private static let syncMessage = "X_CARBRIDGE_TEST_SYNC=1"
+
+    /// Sends this socket a datagram of the test's own and waits (bounded) until it was read: every
+    /// datagram queued before it (all that carbridge sent so far) is then recorded.
+    @discardableResult
+    func sync(timeout: Double = 10) -> Bool {
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard sender >= 0 else { return false }
+        defer { close(sender) }
+        lock.lock(); syncsSent += 1; let wanted = syncsSent; lock.unlock()
+        var address = boundAddress
+        let bytes = Array(Self.syncMessage.utf8)
+        let sent = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                bytes.withUnsafeBytes { sendto(sender, $0.baseAddress, $0.count, 0, target, boundSize) }
+            }
+        }
+        guard sent == bytes.count else { return false }
+        return waitUntil(timeout: timeout) { self.lock.withLock { self.syncsSeen >= wanted } }
     }
 
     /// Every datagram so far, in order.
@@ -205,6 +234,7 @@ final class SystemdNotifyTests: XCTestCase {
         XCTAssertTrue(notify.wait { $0.watchdogPings.count >= 3 }, "no pings:\n\(process.stderr)")
         process.signal(SIGSTOP)
         XCTAssertTrue(waitUntil { processState(process.process.processIdentifier) == "T" }, "not stopped by SIGSTOP")
+        XCTAssertTrue(notify.sync(), "the notify socket's reader is stuck")  // pings sent before the stop are recorded
         let stopped = monotonicSeconds()
         // the wait is the test: stopped for 1 s, no ping arrives.
         XCTAssertFalse(notify.wait(timeout: 1) { $0.watchdogPings.contains { $0 > stopped } }, "pings while the process was stopped")
