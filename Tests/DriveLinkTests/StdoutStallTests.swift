@@ -12,18 +12,35 @@ final class StdoutStallTests: XCTestCase {
     final class LateReader: @unchecked Sendable {
         private let lock = ConditionLock()
         private var bytes: [UInt8] = []
+        private var released = false
         var text: String { lock.withLock { String(decoding: bytes, as: UTF8.self) } }
 
-        /// Starts reading `fd` after `delay` (so old, blocking code ends instead of hanging forever).
-        func start(fd: Int32, after delay: Duration) throws {
+        /// Starts reading `fd` once `release()` is called, or at `latest` (so old, blocking code,
+        /// whose blocked send keeps the test from releasing it, ends instead of hanging forever).
+        func start(fd: Int32, latest: Instant) throws {
             try BackgroundThread.start { [self] in
-                usleep(useconds_t(delay.nanoseconds / 1000))
+                lock.withLock {
+                    while !released { if !lock.wait(until: latest) { break } }
+                }
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
                     let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
                     if n <= 0 { return }
-                    lock.withLock { bytes += buffer[..<n] }
+                    lock.withLock { bytes += buffer[..<n]; lock.broadcast() }
                 }
+            }
+        }
+
+        /// Lets the reader start.
+        func release() { lock.withLock { released = true; lock.broadcast() } }
+
+        /// Waits until what was read so far satisfies `condition` or `deadline` passes; whether it does.
+        func wait(until deadline: Instant, for condition: (String) -> Bool) -> Bool {
+            lock.withLock {
+                while !condition(String(decoding: bytes, as: UTF8.self)) {
+                    if !lock.wait(until: deadline) { return condition(String(decoding: bytes, as: UTF8.self)) }
+                }
+                return true
             }
         }
     }
@@ -39,7 +56,7 @@ final class StdoutStallTests: XCTestCase {
         while (try? junk.withUnsafeBytes { try Syscall.write(pipe.write, $0) }) != nil {}
         try Syscall.setNonBlocking(pipe.write, false)
         let reader = LateReader()
-        try reader.start(fd: pipe.read, after: .seconds(2))
+        try reader.start(fd: pipe.read, latest: loop.now().advanced(by: .seconds(2)))
 
         let link = StdoutLink(loop: loop, fd: pipe.write)
         link.start()
@@ -52,8 +69,9 @@ final class StdoutStallTests: XCTestCase {
         XCTAssertEqual(link.state, .up)
 
         // Once the reader catches up: the frames that fitted, then one line counting the rest.
+        reader.release()
         let deadline = loop.now().advanced(by: .seconds(6))
-        while !reader.text.contains("dropped") && loop.now() < deadline { usleep(10_000) }
+        XCTAssertTrue(reader.wait(until: deadline) { $0.contains("dropped") }, reader.text)
         let lines = reader.text.split(separator: "\n").filter { !$0.hasPrefix("#") }
         XCTAssertTrue(lines.contains("carbridge: 136 frames dropped (stdout was not being read)"), "\(lines)")
         XCTAssertEqual(lines.filter { $0.hasSuffix(",1") }.count, 64, "\(lines)")
@@ -63,7 +81,6 @@ final class StdoutStallTests: XCTestCase {
         link.shutdown(flushWithin: .seconds(1)) { result = $0 }
         XCTAssertTrue(try spin(loop) { result != nil })
         XCTAssertEqual(result, .delivered)
-        while !reader.text.hasSuffix(" E,0,0,0\n") && loop.now() < deadline { usleep(10_000) }
-        XCTAssertTrue(reader.text.hasSuffix(" E,0,0,0\n"))
+        XCTAssertTrue(reader.wait(until: deadline) { $0.hasSuffix(" E,0,0,0\n") }, reader.text)
     }
 }

@@ -15,13 +15,15 @@ final class TCPResolutionTests: XCTestCase {
         private var maxRunning = 0
         private var calls = 0
         private var released = false
-        let delay: Duration?
         let answer: [ResolvedAddress]
+        let latest: Instant?
 
-        /// Sleeps `delay` then answers; with nil, waits until `release()`.
-        init(delay: Duration?, answer: [ResolvedAddress]) {
-            self.delay = delay
+        /// Answers `answer`, each call only once `release()` was called (a DNS server that is slow
+        /// for as long as the test wants, or never answers), or at `latest` (CLOCK_MONOTONIC) at the
+        /// latest: code that resolves on the loop, blocking it so the test cannot release, ends.
+        init(answer: [ResolvedAddress], latest: Instant? = nil) {
             self.answer = answer
+            self.latest = latest
         }
 
         func resolve(_ host: String, _ port: Int) throws -> [ResolvedAddress] {
@@ -30,25 +32,30 @@ final class TCPResolutionTests: XCTestCase {
                 running += 1
                 maxRunning = max(maxRunning, running)
             }
-            if let delay {
-                usleep(useconds_t(delay.nanoseconds / 1000))
-            } else {
-                lock.withLock { while !released { lock.wait() } }
+            lock.withLock {
+                while !released {
+                    if let latest {
+                        if !lock.wait(until: latest) { break }
+                    } else {
+                        lock.wait()
+                    }
+                }
+                running -= 1
             }
-            lock.withLock { running -= 1 }
             return answer
         }
 
         func release() { lock.withLock { released = true; lock.broadcast() } }
         var callCount: Int { lock.withLock { calls } }
         var mostAtOnce: Int { lock.withLock { maxRunning } }
+        var runningCount: Int { lock.withLock { running } }
     }
 
     func testTimersFireOnTimeWhileAHostNameResolvesSlowly() throws {
         let loop = try EventLoop()
         let server = try TestTCPServer(loop: loop)
         let address = try XCTUnwrap(SocketSupport.resolveNumeric(host: "127.0.0.1", port: server.port))
-        let resolver = SlowResolver(delay: .seconds(3), answer: address)
+        let resolver = SlowResolver(answer: address, latest: loop.now().advanced(by: .seconds(3)))
         let connector = TCPConnector(host: "car.slow-dns.example", port: server.port)
         connector.resolver = { try resolver.resolve($0, $1) }
         let link = TCPLink(connector: connector, loop: loop, options: LinkOptions(connectTimeout: .seconds(6)))
@@ -70,22 +77,25 @@ final class TCPResolutionTests: XCTestCase {
             lateness.append((firedAt ?? deadline.advanced(by: .seconds(1))).duration(since: deadline))
             XCTAssertEqual(link.state, .connecting)
         }
-        // A loop blocked by the lookup fires them 3 s late. Bounds with room for a loaded CI machine's
+        // A loop blocked by the lookup fires them 3 s late (the resolver gives up holding it then). Bounds with room for a loaded CI machine's
         // scheduling delays (5.8 ms was seen for the median on one busy core).
         for late in lateness { XCTAssertLessThan(late, .milliseconds(250), "timer late by \(late) while resolving") }
         XCTAssertLessThan(lateness.sorted()[lateness.count / 2], .milliseconds(50), "\(lateness)")
         print("timer lateness while resolving: \(lateness.map { "\($0.nanoseconds / 1000) µs" })")
 
-        // The answer comes back to the loop and the connect goes on.
+        // The lookup was still under way all along; once it answers, the answer comes back to the
+        // loop and the connect goes on.
+        XCTAssertEqual(resolver.runningCount, 1, "the lookup ended before the DNS server answered")
+        XCTAssertLessThan(loop.now().duration(since: started), .milliseconds(2900), "the timers waited for the lookup")
+        resolver.release()
         XCTAssertTrue(try spin(loop, timeout: .seconds(5)) { link.state == .up && server.acceptedCount == 1 })
         XCTAssertEqual(recorder.states, [.connecting, .up])
         XCTAssertEqual(resolver.callCount, 1)
-        XCTAssertGreaterThan(loop.now().duration(since: started), .milliseconds(2900))
     }
 
     func testAResolverThatNeverAnswersIsTimedOutAndNotStartedTwice() throws {
         let loop = try EventLoop()
-        let resolver = SlowResolver(delay: nil, answer: [])
+        let resolver = SlowResolver(answer: [])
         let connector = TCPConnector(host: "car.dead-dns.example", port: 9)
         connector.resolver = { try resolver.resolve($0, $1) }
         let link = TCPLink(connector: connector, loop: loop, options: LinkOptions(connectTimeout: .milliseconds(100)))
@@ -126,7 +136,7 @@ final class TCPResolutionTests: XCTestCase {
 
     func testShutdownWhileResolvingIsImmediate() throws {
         let loop = try EventLoop()
-        let resolver = SlowResolver(delay: nil, answer: [])
+        let resolver = SlowResolver(answer: [])
         let connector = TCPConnector(host: "car.dead-dns.example", port: 9)
         connector.resolver = { try resolver.resolve($0, $1) }
         let link = TCPLink(connector: connector, loop: loop)

@@ -52,7 +52,7 @@ final class SystemdNotifierTests: XCTestCase {
         notifier.start()
         try run(milliseconds: 0)
         XCTAssertEqual(sent.count, 1)
-        usleep(500_000)  // wall time passes; the loop does not turn
+        usleep(500_000)  // the wait is the test: wall time passes; the loop does not turn
         XCTAssertEqual(sent.count, 1)
     }
 

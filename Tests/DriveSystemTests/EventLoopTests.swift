@@ -105,8 +105,11 @@ final class EventLoopSubmitTests: XCTestCase {
         let loop = try EventLoop()
         let ranOnLoop = LoopBound(Box())
         let started = loop.now()
+        let loopThread = EventLoopSubmitTests.currentThreadID()
         try BackgroundThread.start { [submitter = loop.submitter] in
-            usleep(30_000)
+            // Submit while the loop sleeps in epoll_wait (its thread's state `S`), so the submit must wake it.
+            let deadline = EventLoopSubmitTests.monotonicNanoseconds() + 2_000_000_000
+            while EventLoopSubmitTests.threadState(loopThread) != "S" && EventLoopSubmitTests.monotonicNanoseconds() < deadline { usleep(1_000) }
             for _ in 0..<3 { submitter.submit { ranOnLoop.value.count += 1 } }
         }
         let deadline = started.advanced(by: .seconds(2))
@@ -137,6 +140,27 @@ final class EventLoopSubmitTests: XCTestCase {
     }
 
     final class Box { var count = 0 }
+
+    /// The calling thread's id: `/proc/thread-self` links to `PID/task/TID`.
+    private static func currentThreadID() -> String {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let n = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        let target = String(decoding: buffer.prefix(max(0, n)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(target.split(separator: "/").last ?? "")
+    }
+
+    /// The state letter of `/proc/self/task/TID/stat` (`R` running, `S` sleeping, …).
+    private static func threadState(_ tid: String) -> Character? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+              let close = stat.range(of: ") ", options: .backwards) else { return nil }
+        return stat[close.upperBound...].first
+    }
+
+    private static func monotonicNanoseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
 }
 
 final class BoundedWriterTests: XCTestCase {
@@ -146,7 +170,7 @@ final class BoundedWriterTests: XCTestCase {
         let writer = BoundedWriter(fd: pipe.write) { "\($0) dropped" }
         writer.write("first")
         XCTAssertTrue(writer.drain(within: .seconds(1)))
-        usleep(400_000)  // idle for longer than the stall limit
+        usleep(400_000)  // the wait is the test: idle for longer than the stall limit
         writer.write("last")
         XCTAssertTrue(writer.drain(within: .seconds(1), stallLimit: .milliseconds(300)))
         var buffer = [UInt8](repeating: 0, count: 64)

@@ -29,9 +29,8 @@ final class JobControlTests: XCTestCase {
         let pid = try shell.startCarbridge(["run", "--link", "tcp://127.0.0.1:\(car.port)", "--no-view",
                                             "--log-level", "debug"], car: car)
 
-        press(shell.terminal, "e")
-        press(shell.terminal, "+")
-        press(shell.terminal, "+", pause: 300_000)
+        shell.terminal.type("e++")
+        XCTAssertTrue(car.waitForStream("M,0,20,1", count: 3), "not streaming S=20: \(car.received.map(\.text))\n\(shell.log)")
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1"], shell.log)
 
         // Ctrl-Z.
@@ -48,8 +47,8 @@ final class JobControlTests: XCTestCase {
                       "carbridge not stopped after Ctrl-Z (state \(processState(pid) ?? "gone"))\n\(shell.log)")
         XCTAssertTrue(waitUntil(timeout: 2) { shell.terminal.text.contains("Stopped") }, "the shell saw no stop")
         let countWhenStopped = car.received.count
-        usleep(1_000_000)
-        XCTAssertEqual(car.received.count, countWhenStopped,
+        // the wait is the test: nothing reaches the car during 1 s of suspension.
+        XCTAssertFalse(car.wait(timeout: 1) { $0.received.count > countWhenStopped },
                        "sent while stopped: \(car.received.suffix(from: countWhenStopped).map(\.text))")
         XCTAssertEqual(car.driven.last?.text, "M,0,0,1")
         XCTAssertEqual(processState(pid), "T", "carbridge did not stay stopped")
@@ -61,11 +60,12 @@ final class JobControlTests: XCTestCase {
         XCTAssertTrue(waitUntil(timeout: 3) { shell.terminalIsRaw },
                       "the terminal is not raw again after fg\n\(shell.log)")
         XCTAssertNotEqual(processState(pid), "T")
-        usleep(500_000)
-        XCTAssertEqual(car.received.count, countWhenStopped,
+        // the wait is the test: after fg nothing is sent by itself for 0.5 s.
+        XCTAssertFalse(car.wait(timeout: 0.5) { $0.received.count > countWhenStopped },
                        "sent by itself after fg: \(car.received.suffix(from: countWhenStopped).map(\.text))")
         let resumedCount = car.received.count
-        press(shell.terminal, "+", pause: 300_000)
+        shell.terminal.type("+")
+        XCTAssertTrue(car.wait { $0.received.count > resumedCount }, "nothing sent after Speed+\n\(shell.log)")
         XCTAssertEqual(distinctRuns(Array(car.received.suffix(from: resumedCount))), ["M,0,10,1"],
                        "Speed+ after fg did not start from 0\n\(shell.log)")
         XCTAssertEqual(car.connectionCount, 1, "the link was not kept")
@@ -99,8 +99,8 @@ final class JobControlTests: XCTestCase {
                                            car: car)
         XCTAssertTrue(waitUntil(timeout: 2) { shell.terminal.text.contains("Engine off") }, "no live view")
 
-        press(shell.terminal, "e")
-        press(shell.terminal, "+", pause: 300_000)
+        shell.terminal.type("e+")
+        XCTAssertTrue(car.waitForStream("M,0,10,1", count: 3), "not streaming S=10: \(car.received.map(\.text))\n\(shell.log)")
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1"], shell.log)
 
         let beforeStop = shell.terminal.text.utf8.count
@@ -118,7 +118,11 @@ final class JobControlTests: XCTestCase {
         XCTAssertTrue(waitUntil(timeout: 2) { processState(pid).map { $0 != "T" } ?? false },
                       "not running after bg (state \(processState(pid) ?? "gone"))")
         let afterBg = shell.terminal.text.utf8.count
-        usleep(700_000)
+        // the wait is the test: 0.7 s in the background without touching the terminal or the car.
+        XCTAssertFalse(waitUntil(timeout: 0.7) {
+            !shell.terminalIsCooked || shell.output(from: afterBg).contains("Engine")
+                || car.received.count > countWhenStopped || processState(pid) == "T"
+        }, "carbridge acted in the background")
         XCTAssertTrue(shell.terminalIsCooked, "carbridge took the terminal while in the background")
         XCTAssertFalse(shell.output(from: afterBg).contains("Engine"), "the view was drawn in the background")
         XCTAssertEqual(car.received.count, countWhenStopped, "sent while in the background")
@@ -131,12 +135,13 @@ final class JobControlTests: XCTestCase {
         XCTAssertTrue(waitUntil(timeout: 2) { shell.output(from: beforeFg).contains("Engine ON") },
                       "the view was not redrawn after fg")
         XCTAssertTrue(shell.output(from: beforeFg).contains("\u{1B}[?25l"), "the cursor was not hidden again")
-        usleep(300_000)
-        XCTAssertEqual(car.received.count, countWhenStopped, "sent by itself after fg")
-        press(shell.terminal, "+", pause: 300_000)
+        // the wait is the test: after fg nothing is sent by itself for 0.3 s.
+        XCTAssertFalse(car.wait(timeout: 0.3) { $0.received.count > countWhenStopped }, "sent by itself after fg")
+        shell.terminal.type("+")
+        XCTAssertTrue(car.wait { $0.received.count > countWhenStopped }, "nothing sent after Speed+\n\(shell.log)")
         XCTAssertEqual(distinctRuns(Array(car.received.suffix(from: countWhenStopped))), ["M,0,10,1"], shell.log)
 
-        press(shell.terminal, "q")
+        shell.terminal.type("q")
         XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit on q")
         XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
         XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
@@ -154,18 +159,17 @@ final class JobControlTests: XCTestCase {
                                                 "--log-level", "debug"], marker: "127.0.0.1:\(car.port)")
         XCTAssertTrue(waitUntil(timeout: 3) { processState(pid) == "T" },
                       "not stopped in the background (state \(processState(pid) ?? "gone"))\n\(shell.log)")
-        usleep(300_000)
-        XCTAssertEqual(car.connectionCount, 0, "connected while stopped in the background")
+        // the wait is the test: stopped in the background, it does not connect for 0.3 s.
+        XCTAssertFalse(car.wait(timeout: 0.3) { $0.connectionCount > 0 }, "connected while stopped in the background")
         XCTAssertTrue(shell.terminalIsCooked, "took the terminal from the background")
 
         shell.terminal.type("fg\n")
         XCTAssertTrue(car.wait(timeout: 5) { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, shell.log)
         XCTAssertTrue(waitUntil(timeout: 3) { shell.terminalIsRaw }, "the terminal is not raw after fg\n\(shell.log)")
-        usleep(200_000)
-        press(shell.terminal, "e")
-        press(shell.terminal, "+", pause: 300_000)
+        shell.terminal.type("e+")
+        XCTAssertTrue(car.waitForDrivenRuns(1), "nothing sent after Speed+\n\(shell.log)")
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1"], shell.log)
-        press(shell.terminal, "q")
+        shell.terminal.type("q")
         XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit on q")
         XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
         XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
@@ -175,8 +179,8 @@ final class JobControlTests: XCTestCase {
     func testSigquitWhileMovingSendsEngineOffAndExitsZero() throws {
         let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop() }
-        press(terminal, "e")
-        press(terminal, "++", pause: 300_000)
+        terminal.type("e++")
+        XCTAssertTrue(car.waitForStream("M,0,20,1", count: 3), "not streaming S=20: \(car.received.map(\.text))")
         let quitAt = monotonicSeconds()
         process.signal(SIGQUIT)
         let status = process.waitForExit()
@@ -192,24 +196,6 @@ final class JobControlTests: XCTestCase {
         XCTAssertEqual(tcgetattr(terminal.slave, &mode), 0)
         XCTAssertNotEqual(mode.c_lflag & tcflag_t(ICANON), 0, "canonical mode not restored")
     }
-}
-
-/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass.
-private func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
-    let end = monotonicSeconds() + timeout
-    while monotonicSeconds() < end {
-        if condition() { return true }
-        usleep(10_000)
-    }
-    return condition()
-}
-
-/// The state letter of `/proc/PID/stat` (`R`, `S`, `T` stopped, …); nil once the process is gone or a zombie.
-private func processState(_ pid: pid_t) -> String? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-          let close = stat.range(of: ") ", options: .backwards) else { return nil }
-    let state = String(stat[close.upperBound...].prefix(1))
-    return state == "Z" || state == "X" ? nil : state
 }
 
 /// The pid of the carbridge process whose command line contains `marker` (a unique port).
@@ -278,7 +264,8 @@ final class JobControlShell {
     }
 
     /// Types the command line into the shell (stderr to a log file) and waits (bounded) until carbridge
-    /// has connected to `car`, got its handshake out and put the terminal into raw mode; returns its pid.
+    /// has connected to `car`, got its handshake out (the bridge sends it when it sees the link up)
+    /// and put the terminal into raw mode; returns its pid.
     func startCarbridge(_ arguments: [String], car: CarListener) throws -> pid_t {
         let command = ([try carbridgeExecutable().path] + arguments).joined(separator: " ") + " 2>\(logFile)"
         terminal.type(command + "\n")
@@ -290,7 +277,6 @@ final class JobControlShell {
             throw ShellNotReady(output: terminal.text + "\n" + log)
         }
         carbridgePID = found
-        usleep(200_000)  // the bridge sees the link up
         return found
     }
 

@@ -47,8 +47,7 @@ final class JournalPriorityTests: XCTestCase {
             arguments: ["run", "--config", path("tilt.toml"), "--replay", path("silent.evemu"), "--link", "stdout",
                         "--no-keyboard", "--log-level", "debug"],
             terminal: nil, environment: environment, journalStderr: journal)
-        XCTAssertEqual(process.waitForExit(timeout: 10), 0, process.stderr)
-        usleep(100_000)
+        XCTAssertEqual(process.waitForExit(timeout: 10), 0, process.stderr)  // and its stderr's end
         return process.stderr.split(separator: "\n").map(String.init)
     }
 
@@ -68,7 +67,6 @@ final class JournalPriorityTests: XCTestCase {
         let process = try CarbridgeProcess(
             arguments: ["run", "--config", path("bad.toml"), "--no-keyboard"], terminal: nil, journalStderr: true)
         XCTAssertEqual(process.waitForExit(timeout: 10), 1)
-        usleep(100_000)
         XCTAssertEqual(process.stderr.split(separator: "\n").map(String.init),
                        ["<3>carbridge: \(path("bad.toml")):2: drive.max_speed: 125 is not a multiple of 10 (speeds go in steps of 10)"])
     }
@@ -87,7 +85,6 @@ final class JournalPriorityTests: XCTestCase {
             arguments: ["run", "--config", path("bad.toml"), "--no-keyboard"], terminal: nil,
             environment: ["JOURNAL_STREAM": "1:1"])
         XCTAssertEqual(process.waitForExit(timeout: 10), 1)
-        usleep(100_000)
         XCTAssertTrue(process.stderr.hasPrefix("carbridge: \(path("bad.toml")):2:"), process.stderr)
     }
 }

@@ -9,28 +9,37 @@ final class KeyboardDriveTests: XCTestCase {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }
 
-        press(terminal, "g")                    // engine off: ignored, nothing sent
-        press(terminal, "e")                    // engine on: nothing sent by itself
-        XCTAssertEqual(car.received.map(\.text), ["E,0,0,0"], "only the handshake (engine off) on connect")
-        press(terminal, "1")                    // F1 at A=0 S=0 D=1
-        press(terminal, "+")
-        press(terminal, "+")
-        press(terminal, "+")
-        press(terminal, "+", pause: 400_000)   // S=40: streaming
-        press(terminal, "\u{1B}[C", pause: 300_000)  // right 20° → A=1
-        press(terminal, "\u{1B}[C", pause: 300_000)  // 40° → still A=1: no event
-        press(terminal, "\u{1B}[C", pause: 300_000)  // 60° → still A=1 (60 is inside range 1)
-        press(terminal, "\u{1B}[C", pause: 300_000)  // 80° → A=2
-        press(terminal, "2")                     // F2
-        press(terminal, "g", pause: 300_000)     // reverse
-        press(terminal, "c", pause: 300_000)     // centre → A=0
+        // Keys are read in order, so a key's frame arriving shows every earlier key was handled; the
+        // stream is waited for frame by frame (its intervals are measured below).
+        terminal.type("g")                     // engine off: ignored, nothing sent
+        terminal.type("e")                     // engine on: nothing sent by itself
+        terminal.type("1")                     // F1 at A=0 S=0 D=1
+        XCTAssertTrue(car.wait { $0.received.count >= 2 }, "nothing after F1:\n\(process.stderr)")
+        XCTAssertEqual(car.received.map(\.text), ["E,0,0,0", "F,0,0,1"],
+                       "only the handshake (engine off) on connect, nothing for g and e")
+        terminal.type("++++")
+        XCTAssertTrue(car.waitForStream("M,0,40,1", count: 10), "S=40 not streaming: \(distinctRuns(car.received))")
+        terminal.type("\u{1B}[C")              // right 20° → A=1
+        XCTAssertTrue(car.waitForStream("R,1,40,1", count: 7), "\(distinctRuns(car.received))")
+        terminal.type("\u{1B}[C")              // 40° → still A=1: no event
+        terminal.type("\u{1B}[C")              // 60° → still A=1 (60 is inside range 1)
+        terminal.type("\u{1B}[C")              // 80° → A=2
+        XCTAssertTrue(car.waitForStream("R,2,40,1", count: 7), "\(distinctRuns(car.received))")
+        terminal.type("2")                     // F2
+        XCTAssertTrue(car.wait { $0.received.contains { $0.text == "G,2,40,1" } }, "\(distinctRuns(car.received))")
+        XCTAssertTrue(car.waitForStream("R,2,40,1", count: 2), "\(distinctRuns(car.received))")
+        terminal.type("g")                     // reverse
+        XCTAssertTrue(car.waitForStream("Y,2,40,0", count: 7), "\(distinctRuns(car.received))")
+        terminal.type("c")                     // centre → A=0
+        XCTAssertTrue(car.waitForStream("B,0,40,0", count: 7), "\(distinctRuns(car.received))")
         // Speed− ×4 typed in one burst: the kernel takes at most max_in_flight (2) motion frames
         // before the car acknowledges them, so intermediate speeds may be coalesced away (protocol
         // §5.6: the newest state wins); the final S=0 frame always arrives.
-        press(terminal, "----", pause: 400_000)  // down to 0: streaming stops
-        press(terminal, "e", pause: 300_000)     // engine off
-        press(terminal, "+")                     // ignored: engine off
-        press(terminal, "q")
+        terminal.type("----")                  // down to 0: streaming stops
+        XCTAssertTrue(car.wait { $0.received.last?.text == "B,0,0,0" }, "\(distinctRuns(car.received))")
+        terminal.type("e")                     // engine off
+        terminal.type("+")                     // ignored: engine off
+        terminal.type("q")
         let status = process.waitForExit()
         XCTAssertEqual(status, 0, process.stderr)
 
@@ -63,8 +72,8 @@ final class KeyboardDriveTests: XCTestCase {
     func testSigtermWhileMovingSendsEngineOffAndExitsZero() throws {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }
-        press(terminal, "e")
-        press(terminal, "++", pause: 300_000)
+        terminal.type("e++")
+        XCTAssertTrue(car.waitForDrivenRuns(2), "\(car.received.map(\.text))")
         process.signal(SIGTERM)
         let status = process.waitForExit()
         XCTAssertEqual(status, 0, process.stderr)
@@ -86,7 +95,7 @@ final class KeyboardDriveTests: XCTestCase {
     func testTerminalIsRestoredAfterExit() throws {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }
-        press(terminal, "q")
+        terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
         var mode = termios()
         XCTAssertEqual(tcgetattr(terminal.slave, &mode), 0)

@@ -9,8 +9,8 @@ final class LinkLossTests: XCTestCase {
         let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop() }
 
-        press(terminal, "e")
-        press(terminal, "+++", pause: 400_000)  // S=30, streaming
+        terminal.type("e+++")
+        XCTAssertTrue(car.waitForStream("M,0,30,1", count: 4), "not streaming S=30: \(car.received.map(\.text))")
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1", "M,0,30,1"])
         XCTAssertGreaterThan(car.received.filter { $0.text == "M,0,30,1" }.count, 3, "not streaming")
 
@@ -19,7 +19,9 @@ final class LinkLossTests: XCTestCase {
         XCTAssertTrue(car.wait { $0.closedCount == 1 })
         guard let droppedAt = car.closedAt.first else { return XCTFail("the car's connection did not close") }
         // Speed+ while the link is down (the first reconnect is 0.5 s away) is ignored, not queued.
-        press(terminal, "+", pause: 50_000)
+        XCTAssertTrue(waitUntil { process.stderr.contains("link down") }, "loss not logged:\n\(process.stderr)")
+        terminal.type("+")
+        XCTAssertTrue(waitUntil { process.stderr.contains("Speed+ ignored") }, "Speed+ not refused:\n\(process.stderr)")
 
         // carbridge reconnects by itself (first back-off step is 0.5 s).
         XCTAssertTrue(car.wait(timeout: 3) { $0.connectionCount == 2 },
@@ -30,7 +32,9 @@ final class LinkLossTests: XCTestCase {
 
         // The handshake first (the car may still run its last command: stop it), then no stale
         // burst and no silent resume: nothing else arrives until the driver acts.
-        usleep(600_000)
+        XCTAssertTrue(car.wait { !$0.received(onConnection: 2).isEmpty }, "no handshake:\n\(process.stderr)")
+        // the wait is the test: 0.6 s in which nothing but the handshake may arrive.
+        XCTAssertFalse(car.wait(timeout: 0.6) { $0.received(onConnection: 2).count > 1 }, "sent before the driver acted")
         let beforeKey = car.received(onConnection: 2)
         XCTAssertEqual(beforeKey.map(\.text), ["M,0,0,1"],
                        "the new connection must start with the stop frame and nothing else:\n\(process.stderr)")
@@ -41,14 +45,15 @@ final class LinkLossTests: XCTestCase {
         }
 
         let pressedAt = monotonicSeconds()
-        press(terminal, "+", pause: 300_000)
+        terminal.type("+")
+        XCTAssertTrue(car.wait { $0.received(onConnection: 2).count >= 4 }, "not streaming after Speed+:\n\(process.stderr)")
         let second = Array(car.received(onConnection: 2).dropFirst())
         XCTAssertEqual(second.first?.text, "M,0,10,1", "S must restart from 0 after a reconnect: \(second.map(\.text))")
         XCTAssertGreaterThanOrEqual(second.first?.time ?? 0, pressedAt, "first frame predates the key press")
         XCTAssertEqual(distinctRuns(second), ["M,0,10,1"])
         XCTAssertGreaterThan(second.count, 2, "not streaming after the new Speed+")
 
-        press(terminal, "q")
+        terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
         XCTAssertEqual(car.received.last?.text, "E,0,0,0")
         XCTAssertTrue(process.stderr.contains("link down"), "loss not logged:\n\(process.stderr)")
@@ -61,8 +66,9 @@ final class LinkLossTests: XCTestCase {
             arguments: ["run", "--link", "tcp://127.0.0.1:\(port)", "--log-level", "debug", "--no-view"],
             terminal: terminal)
         defer { terminal.closeAll() }
-        // Refused attempts at 0, 0.5, 1.5 s…; the car appears after ~1 s.
-        usleep(1_000_000)
+        // Refused attempts at 0, 0.5, 1.5 s…; the car appears after the second (~0.5 s).
+        XCTAssertTrue(waitUntil { process.stderr.components(separatedBy: "link down").count > 2 },
+                      "not refused twice:\n\(process.stderr)")
         XCTAssertTrue(process.process.isRunning, "carbridge gave up on a refused connection:\n\(process.stderr)")
         let car = try CarListener(port: port)
         defer { car.stop() }
@@ -74,13 +80,13 @@ final class LinkLossTests: XCTestCase {
         XCTAssertLessThan(connectDelay, 5.2, "slower than the 5 s back-off ceiling")
         XCTAssertTrue(process.stderr.contains("refused") || process.stderr.contains("link down"),
                       "refusal not reported:\n\(process.stderr)")
-        usleep(200_000)
+        XCTAssertTrue(car.wait { !$0.handshakes.isEmpty }, "no handshake:\n\(process.stderr)")
 
-        press(terminal, "e")
-        press(terminal, "+", pause: 200_000)
+        terminal.type("e+")
+        XCTAssertTrue(car.waitForDrivenRuns(1), "\(car.received.map(\.text))\n\(process.stderr)")
         XCTAssertEqual(car.handshakes, ["E,0,0,0"])
         XCTAssertEqual(car.driven.first?.text, "M,0,10,1", "\(car.received.map(\.text))")
-        press(terminal, "q")
+        terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "E,0,0,0"])
     }

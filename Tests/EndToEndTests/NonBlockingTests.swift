@@ -16,13 +16,17 @@ final class NonBlockingTests: XCTestCase {
         let flooder = Thread {
             car.flood("OK\n", count: 3000)
             while monotonicSeconds() < floodEnd {
-                usleep(50_000)
+                usleep(50_000)  // the wait is the test: the flood's rate, 200 lines every 50 ms
                 car.flood("OK\n", count: 200)
             }
         }
         flooder.start()
-        usleep(300_000)
-        press(terminal, "e+", pause: 2_000_000)
+        // Full: its 16 pages each hold the writes that fitted whole (54 KB was seen); a few KB of
+        // log lines would not come near it.
+        XCTAssertTrue(waitUntil { process.stderrPipeFill >= 40_000 }, "the flood did not fill stderr's pipe: \(process.stderrPipeFill) bytes")
+        terminal.type("e+")
+        XCTAssertTrue(car.wait { $0.driven.filter { $0.text == "M,0,10,1" }.count >= 40 },
+                      "the stream stopped: \(distinctRuns(car.driven))")
 
         let streamed = car.driven.filter { $0.text == "M,0,10,1" }
         let intervals = streamIntervals(streamed)
@@ -49,26 +53,26 @@ final class NonBlockingTests: XCTestCase {
     func testLogLinesDroppedWhileStderrStalledAreCountedAndTheShutdownIsLogged() throws {
         let (car, terminal, process) = try startDriving(["--no-view"], stallStderr: true)
         defer { terminal.closeAll(); car.stop() }
-        press(terminal, "e")
+        terminal.type("e")
         for _ in 0..<10 {
             car.flood("OK\n", count: 500)
-            usleep(50_000)
+            usleep(50_000)  // the wait is the test: the flood's rate, 500 lines every 50 ms
         }
-        usleep(300_000)
-        var text = process.readStalledStderr()  // unstall: the writer catches up
-        usleep(300_000)
-        text += process.readStalledStderr()
-        XCTAssertNotNil(text.range(of: #"carbridge: \d+ log lines dropped \(stderr was not being read\)"#, options: .regularExpression),
-                        String(text.suffix(2000)))
+        // Unstall: read until the writer, catching up, has counted what it dropped.
+        let dropped = #"carbridge: \d+ log lines dropped \(stderr was not being read\)"#
+        var text = ""
+        XCTAssertTrue(waitUntil {
+            text += process.readStalledStderr()
+            return text.range(of: dropped, options: .regularExpression) != nil
+        }, String(text.suffix(2000)))
         // Read stderr from now on: the shutdown messages must be there at exit.
         process.signal(SIGTERM)
         var rest = ""
-        let end = monotonicSeconds() + 3
-        while monotonicSeconds() < end {
+        waitUntil(timeout: 3) {
             rest += process.readStalledStderr()
-            if !process.process.isRunning { rest += process.readStalledStderr(); break }
-            usleep(10_000)
+            return !process.process.isRunning
         }
+        rest += process.readStalledStderr()
         XCTAssertEqual(process.waitForExit(timeout: 3), 0)
         XCTAssertTrue(rest.contains("shutting down (SIGTERM)"), "after SIGTERM: \(rest.suffix(2000))\nbefore: \(text.suffix(1000))")
         XCTAssertTrue(rest.contains("shutdown: "), String(rest.suffix(2000)))
@@ -89,8 +93,11 @@ final class NonBlockingTests: XCTestCase {
         let process = try CarbridgeProcess(
             arguments: ["run", "--link", "stdout", "--log-level", "debug", "--period-ms", "10"],
             terminal: terminal, stdout: out.fileHandleForWriting)
-        usleep(500_000)
-        press(terminal, "e+", pause: 1_000_000)
+        XCTAssertTrue(waitUntil { process.stderr.contains("link up: stdout") && terminal.isRaw },
+                      "the link did not come up:\n\(process.stderr)")
+        terminal.type("e+")
+        // the wait is the test: 1 s of frames every 10 ms (none of them observable) into the stalled stdout.
+        usleep(1_000_000)
         let (status, exitTime) = process.terminate(timeout: 3)
         print("NonBlockingTests: dry run with stdout stalled exited \(String(format: "%.0f", exitTime * 1000)) ms after SIGTERM")
         XCTAssertEqual(status, 0, process.stderr)
@@ -104,16 +111,15 @@ final class NonBlockingTests: XCTestCase {
         let (car, terminal, process) = try startDriving()
         defer { terminal.closeAll(); car.stop() }
         XCTAssertEqual(cb_fcntl_get(terminal.slave, F_GETFL) & O_NONBLOCK, 0, "O_NONBLOCK set while running")
-        press(terminal, "e+")
+        terminal.type("e+")
+        XCTAssertTrue(car.waitForDrivenRuns(1), "\(car.received.map(\.text))")
         XCTAssertEqual(distinctRuns(car.driven).first, "M,0,10,1")
         XCTAssertEqual(cb_fcntl_get(terminal.slave, F_GETFL) & O_NONBLOCK, 0, "O_NONBLOCK set while running")
         terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
         XCTAssertEqual(cb_fcntl_get(terminal.slave, F_GETFL) & O_NONBLOCK, 0, "O_NONBLOCK left after exit")
         // The pty's reader thread may not have read the last bytes yet: wait for them (bounded).
-        let end = monotonicSeconds() + 2
-        while !terminal.text.contains("stopped;") && monotonicSeconds() < end { usleep(10_000) }
-        XCTAssertTrue(terminal.text.contains("stopped;"), "the last screen did not reach the terminal")
+        XCTAssertTrue(waitUntil(timeout: 2) { terminal.text.contains("stopped;") }, "the last screen did not reach the terminal")
     }
 
     /// The DNS server does not answer (a private /etc/resolv.conf pointing at a UDP socket that
@@ -147,13 +153,10 @@ final class NonBlockingTests: XCTestCase {
         // Wait until the lookup is under way: the query reached the silent server.
         var pfd = pollfd(fd: dns, events: Int16(POLLIN), revents: 0)
         XCTAssertEqual(poll(&pfd, 1, 5000), 1, "no DNS query arrived:\n\(process.stderr)")
-        usleep(300_000)
         let (status, exitTime) = process.terminate(timeout: 10)
         print("NonBlockingTests: SIGTERM during a hanging DNS lookup: exit after \(String(format: "%.0f", exitTime * 1000)) ms")
         XCTAssertEqual(status, 0, process.stderr)
         XCTAssertLessThan(exitTime, 1.0, "the stop waited for the lookup:\n\(process.stderr)")
-        let end = monotonicSeconds() + 1  // the pipe's last bytes may still be on their way to the handler
-        while !process.stderr.contains("shutting down (SIGTERM)") && monotonicSeconds() < end { usleep(10_000) }
         XCTAssertTrue(process.stderr.contains("shutting down (SIGTERM)"), process.stderr)
     }
 }

@@ -8,12 +8,11 @@ final class IdleTimeoutTests: XCTestCase {
         let (car, terminal, process) = try startDriving(["--idle-timeout", "0.5", "--no-view"])
         defer { terminal.closeAll(); car.stop() }
 
-        terminal.type("e")
-        usleep(100_000)
-        terminal.type("+")  // the last key
+        terminal.type("e+")  // `+` is the last key
         XCTAssertTrue(car.wait(timeout: 3) { $0.driven.contains { $0.text == "E,0,0,0" } },
                       "no engine off after the idle timeout: \(car.received.map(\.text))\n\(process.stderr)")
-        usleep(400_000)  // anything after E,0,0,0 would show up here
+        // the wait is the test: anything streamed after E,0,0,0 would arrive within 0.4 s.
+        XCTAssertFalse(car.wait(timeout: 0.4) { $0.driven.last?.text != "E,0,0,0" }, "streaming went on after engine off")
 
         XCTAssertEqual(car.handshakes, ["E,0,0,0"])
         let lines = car.driven
@@ -39,7 +38,7 @@ final class TerminalLossTests: XCTestCase {
         let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop() }
         terminal.type("e++")
-        usleep(300_000)
+        XCTAssertTrue(car.waitForDrivenRuns(2), "\(car.received.map(\.text))\n\(process.stderr)")
         XCTAssertEqual(distinctRuns(car.driven), ["M,0,10,1", "M,0,20,1"])
 
         terminal.closeMaster()

@@ -18,13 +18,12 @@ final class SessionLimitEndToEndTests: XCTestCase {
         XCTAssertEqual(car.handshakes, ["E,0,0,0"], process.stderr)
 
         // First turn: engine on, S = 20, then hands off the keys.
-        terminal.type("e")
+        terminal.type("e++")
         let firstTurn = monotonicSeconds()
-        usleep(100_000)
-        terminal.type("++")
         XCTAssertTrue(car.wait(timeout: 4) { $0.driven.contains { $0.text == "E,0,0,0" } },
                       "the turn did not end: \(distinctRuns(car.driven))\n\(process.stderr)")
-        usleep(500_000)  // anything after E,0,0,0 (streaming) would show here
+        // the wait is the test: anything streamed after E,0,0,0 would arrive within 0.5 s.
+        XCTAssertFalse(car.wait(timeout: 0.5) { $0.driven.last?.text != "E,0,0,0" }, "frames after the engine went off")
         let lines = car.driven
         XCTAssertEqual(distinctRuns(lines), ["M,0,10,1", "M,0,20,1", "M,0,0,1", "E,0,0,0"])
         XCTAssertEqual(lines.last?.text, "E,0,0,0", "frames after the engine went off")
@@ -35,22 +34,17 @@ final class SessionLimitEndToEndTests: XCTestCase {
         }
         XCTAssertTrue(process.stderr.contains("session limit (1.5 s): engine off"), process.stderr)
 
-        // Speed+ with the engine off does nothing; the next Engine press starts a new full turn.
-        terminal.type("+")
-        usleep(300_000)
-        XCTAssertEqual(car.driven.count, lines.count, "Speed+ moved the car with the engine off")
-        terminal.type("e")
+        // Speed+ with the engine off does nothing; the next Engine press starts a new full turn. The
+        // keys are read in order: when the new turn's M,0,10,1 arrives, the first `+` was handled.
+        terminal.type("+e+")
         let secondTurn = monotonicSeconds()
-        usleep(100_000)
-        terminal.type("+")
         XCTAssertTrue(car.wait(timeout: 2) { $0.driven.count > lines.count }, process.stderr)
-        XCTAssertEqual(car.driven.dropFirst(lines.count).first?.text, "M,0,10,1")
-        usleep(900_000)
-        XCTAssertNotEqual(car.driven.last?.text, "E,0,0,0", "the second turn ended early")
+        XCTAssertEqual(car.driven.dropFirst(lines.count).first?.text, "M,0,10,1",
+                       "Speed+ moved the car with the engine off, or the new turn did not start")
         XCTAssertTrue(car.wait(timeout: 3) { $0.driven.filter { $0.text == "E,0,0,0" }.count == 2 }, process.stderr)
         let second = Array(car.driven.dropFirst(lines.count))
         XCTAssertEqual(distinctRuns(second), ["M,0,10,1", "M,0,0,1", "E,0,0,0"])
-        if let off = second.last { XCTAssertEqual(off.time - secondTurn, 1.5, accuracy: 0.2) }
+        if let off = second.last { XCTAssertEqual(off.time - secondTurn, 1.5, accuracy: 0.2, "the second turn ended early or late") }
 
         terminal.type("q")
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)

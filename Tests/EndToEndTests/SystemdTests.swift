@@ -13,6 +13,10 @@ final class NotifySocket: @unchecked Sendable {
     private let lock = NSLock()
     private var received: [(time: Double, text: String)] = []
     private var running = true
+    private var syncsSeen = 0
+    private var syncsSent = 0
+    private let boundAddress: sockaddr_un
+    private let boundSize: socklen_t
 
     /// A socket in a fresh temporary directory, or with `abstract` in the abstract namespace.
     init(abstract: Bool = false) throws {
@@ -40,6 +44,8 @@ final class NotifySocket: @unchecked Sendable {
         }
         // An abstract name's length is exactly its bytes (no terminating NUL).
         let size = socklen_t(MemoryLayout<sa_family_t>.size + length + (abstract ? 0 : 1))
+        boundAddress = address
+        boundSize = size
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) }
         }
@@ -69,8 +75,31 @@ final class NotifySocket: @unchecked Sendable {
             let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if n <= 0 { continue }
             let text = String(decoding: buffer[0..<n], as: UTF8.self)
-            lock.lock(); received.append((monotonicSeconds(), text)); lock.unlock()
+            lock.lock()
+            if text == Self.syncMessage { syncsSeen += 1 } else { received.append((monotonicSeconds(), text)) }
+            lock.unlock()
         }
+    }
+
+    private static let syncMessage = "X_CARBRIDGE_TEST_SYNC=1"
+
+    /// Sends this socket a datagram of the test's own and waits (bounded) until it was read: every
+    /// datagram queued before it (all that carbridge sent so far) is then recorded.
+    @discardableResult
+    func sync(timeout: Double = 10) -> Bool {
+        let sender = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard sender >= 0 else { return false }
+        defer { close(sender) }
+        lock.lock(); syncsSent += 1; let wanted = syncsSent; lock.unlock()
+        var address = boundAddress
+        let bytes = Array(Self.syncMessage.utf8)
+        let sent = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { target in
+                bytes.withUnsafeBytes { sendto(sender, $0.baseAddress, $0.count, 0, target, boundSize) }
+            }
+        }
+        guard sent == bytes.count else { return false }
+        return waitUntil(timeout: timeout) { self.lock.withLock { self.syncsSeen >= wanted } }
     }
 
     /// Every datagram so far, in order.
@@ -94,12 +123,7 @@ final class NotifySocket: @unchecked Sendable {
 
     @discardableResult
     func wait(timeout: Double = 10, _ condition: (NotifySocket) -> Bool) -> Bool {
-        let end = monotonicSeconds() + timeout
-        while monotonicSeconds() < end {
-            if condition(self) { return true }
-            usleep(10_000)
-        }
-        return condition(self)
+        waitUntil(timeout: timeout) { condition(self) }
     }
 }
 
@@ -138,32 +162,29 @@ final class SystemdNotifyTests: XCTestCase {
         XCTAssertTrue(notify.wait { $0.statuses.contains { $0.text == "engine off, speed 0 forward, link up" } },
                       "\(notify.statuses.map(\.text))")
 
-        terminal.type("e")
-        usleep(150_000)
-        terminal.type("+")
-        usleep(150_000)
-        terminal.type("+")
+        terminal.type("e++")
         XCTAssertTrue(car.wait(timeout: 3) { $0.driven.contains { $0.text == "M,0,20,1" } }, process.stderr)
         XCTAssertTrue(notify.wait(timeout: 3) { $0.statuses.last?.text == "engine on, speed 20 forward, link up" },
                       "\(notify.statuses.map(\.text))")
-        // Streaming at S=20 for 1.5 s: about 30 frames, but the status does not change, so no STATUS.
+        // Streaming at S=20 for 25 frames (1.25 s), but the status does not change, so no STATUS.
         let statusesBefore = notify.statuses.count
         let streamStart = car.driven.count
-        usleep(1_500_000)
-        XCTAssertGreaterThan(car.driven.count - streamStart, 20, "not streaming")
+        XCTAssertTrue(car.wait { $0.driven.count - streamStart >= 25 }, "not streaming")
         XCTAssertEqual(notify.statuses.count, statusesBefore, "STATUS sent without a change: \(notify.statuses.map(\.text))")
 
         // Three changes within 100 ms: rate-limited (≥ 0.5 s apart), the newest wins.
         terminal.type("+g-")
         XCTAssertTrue(notify.wait(timeout: 3) { $0.statuses.last?.text == "engine on, speed 20 reverse, link up" },
                       "\(notify.statuses.map(\.text))")
-        usleep(700_000)
+        // the wait is the test: no further STATUS in the next 0.7 s (the newest already won).
+        XCTAssertFalse(notify.wait(timeout: 0.7) { $0.statuses.count - statusesBefore > 2 }, "\(notify.statuses.map(\.text))")
         let statusTimes = notify.statuses.map(\.time)
         let statusGaps = gaps(statusTimes)
         print("SystemdNotifyTests: STATUS gaps (s): \(statusGaps.map { String(format: "%.3f", $0) })")
         XCTAssertTrue(statusGaps.allSatisfy { $0 >= 0.45 }, "STATUS more often than every 0.5 s: \(statusGaps)")
         XCTAssertLessThanOrEqual(notify.statuses.count - statusesBefore, 2, "\(notify.statuses.map(\.text))")
 
+        XCTAssertTrue(notify.wait { $0.watchdogPings.count >= 10 }, "too few watchdog pings")
         let pings = notify.watchdogPings
         let intervals = gaps(pings)
         print("SystemdNotifyTests: \(pings.count) WATCHDOG=1, interval median \(String(format: "%.3f", median(intervals))) s, max \(String(format: "%.3f", intervals.max() ?? 0)) s")
@@ -187,8 +208,8 @@ final class SystemdNotifyTests: XCTestCase {
         let (terminal, process) = try start(notify, car: car, environment: ["WATCHDOG_PID": "1"])
         defer { terminal.closeAll(); car.stop(); notify.stop() }
         XCTAssertTrue(notify.wait { $0.assignments.contains { $0.text == "READY=1" } }, "no READY=1:\n\(process.stderr)")
-        usleep(800_000)
-        XCTAssertEqual(notify.watchdogPings.count, 0, "pinged a watchdog meant for another process")
+        // the wait is the test: no ping in 0.8 s (4 of WATCHDOG_USEC's half-intervals).
+        XCTAssertFalse(notify.wait(timeout: 0.8) { !$0.watchdogPings.isEmpty }, "pinged a watchdog meant for another process")
         XCTAssertEqual(process.terminate().status, 0, process.stderr)
         XCTAssertTrue(notify.assignments.contains { $0.text == "STOPPING=1" })
     }
@@ -197,7 +218,8 @@ final class SystemdNotifyTests: XCTestCase {
         let notify = try NotifySocket()
         let (car, terminal, process) = try startDriving(["--no-view"])
         defer { terminal.closeAll(); car.stop(); notify.stop() }
-        usleep(500_000)
+        // the wait is the test: nothing reaches a socket nobody named in 0.5 s of running.
+        XCTAssertFalse(notify.wait(timeout: 0.5) { !$0.messages.isEmpty })
         XCTAssertEqual(process.terminate().status, 0, process.stderr)
         XCTAssertTrue(notify.messages.isEmpty)
         XCTAssertFalse(process.stderr.contains("watchdog"), process.stderr)
@@ -211,9 +233,11 @@ final class SystemdNotifyTests: XCTestCase {
         defer { terminal.closeAll(); car.stop(); notify.stop() }
         XCTAssertTrue(notify.wait { $0.watchdogPings.count >= 3 }, "no pings:\n\(process.stderr)")
         process.signal(SIGSTOP)
-        usleep(50_000)
+        XCTAssertTrue(waitUntil { processState(process.process.processIdentifier) == "T" }, "not stopped by SIGSTOP")
+        XCTAssertTrue(notify.sync(), "the notify socket's reader is stuck")  // pings sent before the stop are recorded
         let stopped = monotonicSeconds()
-        usleep(1_000_000)
+        // the wait is the test: stopped for 1 s, no ping arrives.
+        XCTAssertFalse(notify.wait(timeout: 1) { $0.watchdogPings.contains { $0 > stopped } }, "pings while the process was stopped")
         let continued = monotonicSeconds()
         let during = notify.watchdogPings.filter { $0 > stopped && $0 < continued }
         process.signal(SIGCONT)
@@ -232,17 +256,16 @@ final class SystemdNotifyTests: XCTestCase {
         let (terminal, process) = try start(notify, car: car, environment: ["CARBRIDGE_TEST_HANG_AFTER_MS": "2500"])
         defer { terminal.closeAll(); car.stop(); notify.stop() }
         XCTAssertTrue(notify.wait { $0.assignments.contains { $0.text == "READY=1" } }, "no READY=1:\n\(process.stderr)")
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, process.stderr)
-        usleep(200_000)
-        terminal.type("e")
-        usleep(150_000)
-        terminal.type("++")
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, process.stderr)
+        terminal.type("e++")
         XCTAssertTrue(car.wait(timeout: 2) { $0.driven.contains { $0.text == "M,0,20,1" } }, process.stderr)
 
         let hung = timeWhenText({ process.stderr }, contains: "the event loop hangs now", timeout: 6)
         XCTAssertNotNil(hung, "the hook never fired:\n\(process.stderr)")
         let hangSeen = monotonicSeconds()
-        usleep(1_500_000)
+        // the wait is the test: 1.5 s of a hung loop without a ping.
+        XCTAssertFalse(notify.wait(timeout: 1.5) { $0.watchdogPings.contains { $0 > hangSeen + 0.05 } },
+                       "pinged while the loop hung: \(notify.watchdogPings.suffix(5))")
         let pings = notify.watchdogPings
         let beforeHang = pings.filter { $0 < hangSeen - 0.3 }
         XCTAssertGreaterThanOrEqual(beforeHang.count, 8, "too few pings before the hang")
@@ -267,10 +290,5 @@ final class SystemdNotifyTests: XCTestCase {
 
 /// Waits (bounded) until `text()` contains `fragment`; the monotonic time it was first seen.
 func timeWhenText(_ text: () -> String, contains fragment: String, timeout: Double) -> Double? {
-    let end = monotonicSeconds() + timeout
-    while monotonicSeconds() < end {
-        if text().contains(fragment) { return monotonicSeconds() }
-        usleep(5_000)
-    }
-    return nil
+    waitUntil(timeout: timeout) { text().contains(fragment) } ? monotonicSeconds() : nil
 }

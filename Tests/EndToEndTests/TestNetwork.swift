@@ -4,7 +4,8 @@ import Glibc
 import XCTest
 
 /// A car host of the test's own: a network namespace joined to this one by a veth pair, with
-/// link-local addresses (host 169.254.213.1, car 169.254.213.2). `setCarLink(up:)` on the car's
+/// link-local addresses in a /30 of its own picked at random (host `.1`, car `.2` of it: two test
+/// runs at once, e.g. from two checkouts, would otherwise route to each other's car and be refused). `setCarLink(up:)` on the car's
 /// end is a radio fade: packets are dropped silently, nothing is reset. With `wire: true` a third
 /// namespace sits between the two (interfaces `wireHostInterface`, `wireCarInterface`, no
 /// addresses) for a user-space wire such as `Tests/tools/delayline.py`. Needs root.
@@ -12,7 +13,9 @@ final class TestNetwork {
     /// The namespace's name (`ip netns`).
     let name: String
     /// The car's address inside the namespace.
-    let carAddress = "169.254.213.2"
+    let carAddress: String
+    /// The address of this namespace's end of the veth pair.
+    let hostAddress: String
     /// The middle namespace, when there is one.
     let wireNamespace: String?
     /// The middle namespace's interface towards carbridge.
@@ -40,6 +43,11 @@ final class TestNetwork {
         wireNamespace = wire ? "cbwire\(tag)" : nil
         wireHostInterface = "cbm\(tag)a"
         wireCarInterface = "cbm\(tag)b"
+        // 169.254.1.0–169.254.254.255 (RFC 3927 reserves the first and last /24).
+        let subnet = "169.254.\(Int.random(in: 1...254))."
+        let block = 4 * Int.random(in: 0..<64)
+        hostAddress = subnet + "\(block + 1)"
+        carAddress = subnet + "\(block + 2)"
         try Self.ip(["netns", "add", name])
         do {
             if let middle = wireNamespace {
@@ -54,7 +62,7 @@ final class TestNetwork {
                 try Self.ip(["link", "add", hostInterface, "type", "veth", "peer", "name", carInterface])
             }
             try Self.ip(["link", "set", carInterface, "netns", name])
-            try Self.ip(["addr", "add", "169.254.213.1/30", "dev", hostInterface])
+            try Self.ip(["addr", "add", "\(hostAddress)/30", "dev", hostInterface])
             try Self.ip(["link", "set", hostInterface, "up"])
             try Self.ip(["-n", name, "addr", "add", "\(carAddress)/30", "dev", carInterface])
             try Self.ip(["-n", name, "link", "set", carInterface, "up"])

@@ -10,6 +10,29 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
 }
 
+/// Polls `condition` every 10 ms until it holds or `timeout` seconds pass; whether it held. The one
+/// place these tests wait: always for an event (a frame the car received, a line carbridge wrote, a
+/// process state, a file), never for time itself. Where an interval is what a test checks ("nothing
+/// is sent for 0.5 s"), it waits here for the forbidden event and expects `false` (marked
+/// `// the wait is the test:`), so it fails as soon as that event happens.
+@discardableResult
+func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let end = monotonicSeconds() + timeout
+    while monotonicSeconds() < end {
+        if condition() { return true }
+        usleep(10_000)
+    }
+    return condition()
+}
+
+/// The state letter of `/proc/PID/stat` (`R`, `S`, `T` stopped, …); nil once the process is gone or a zombie.
+func processState(_ pid: pid_t) -> String? {
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let close = stat.range(of: ") ", options: .backwards) else { return nil }
+    let state = String(stat[close.upperBound...].prefix(1))
+    return state == "Z" || state == "X" ? nil : state
+}
+
 /// The built `carbridge` executable: `$CARBRIDGE_BIN` when set (to run these tests against another
 /// build, e.g. an older commit's), else next to the test binary (`swift build` builds both).
 func carbridgeExecutable() throws -> URL {
@@ -239,12 +262,24 @@ final class CarListener: @unchecked Sendable {
     /// Waits (bounded) until `condition` holds.
     @discardableResult
     func wait(timeout: Double = 10, _ condition: (CarListener) -> Bool) -> Bool {
-        let end = monotonicSeconds() + timeout
-        while monotonicSeconds() < end {
-            if condition(self) { return true }
-            usleep(10_000)
+        waitUntil(timeout: timeout) { condition(self) }
+    }
+
+    /// Waits (bounded) until the frames after the handshakes, repeats collapsed, number at least
+    /// `count` (then compare them with what was expected: a wrong frame shows there, not as a timeout).
+    @discardableResult
+    func waitForDrivenRuns(_ count: Int, timeout: Double = 10) -> Bool {
+        wait(timeout: timeout) { distinctRuns($0.driven).count >= count }
+    }
+
+    /// Waits (bounded) until the last `count` lines received are all `text`: the car is being
+    /// streamed `text`.
+    @discardableResult
+    func waitForStream(_ text: String, count: Int, timeout: Double = 10) -> Bool {
+        wait(timeout: timeout) { car in
+            let lines = car.received
+            return lines.count >= count && lines.suffix(count).allSatisfy { $0.text == text }
         }
-        return condition(self)
     }
 }
 
@@ -269,6 +304,13 @@ final class PseudoTerminal: @unchecked Sendable {
         var size = winsize(ws_row: 30, ws_col: 100, ws_xpixel: 0, ws_ypixel: 0)
         _ = cb_ioctl_ptr(slave, UInt(TIOCSWINSZ), &size)
         Thread { [weak self] in self?.drain() }.start()
+    }
+
+    /// Non-canonical input without echo: the child (carbridge) has put the terminal into its key mode.
+    var isRaw: Bool {
+        var mode = termios()
+        guard tcgetattr(slave, &mode) == 0 else { return false }
+        return mode.c_lflag & tcflag_t(ICANON) == 0 && mode.c_lflag & tcflag_t(ECHO) == 0
     }
 
     /// Everything the child wrote to its terminal so far.
@@ -322,6 +364,8 @@ final class CarbridgeProcess: @unchecked Sendable {
     let process = Process()
     let stderrPipe = Pipe()
     private var stderrData = Data()
+    private var stderrEnded = false
+    private let stallsStderr: Bool
     private let lock = NSLock()
 
     /// `stdout` replaces the terminal (or /dev/null) as standard output; `stallStderr` makes stderr
@@ -361,11 +405,13 @@ final class CarbridgeProcess: @unchecked Sendable {
             env["JOURNAL_STREAM"] = "\(info.st_dev):\(info.st_ino)"
         }
         process.environment = env
+        stallsStderr = stallStderr
         if !stallStderr {
             stderrPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
                 let data = handle.availableData
+                if data.isEmpty { handle.readabilityHandler = nil }  // end of file: every writer is gone
                 guard let self else { return }
-                self.lock.lock(); self.stderrData.append(data); self.lock.unlock()
+                self.lock.lock(); self.stderrData.append(data); if data.isEmpty { self.stderrEnded = true }; self.lock.unlock()
             }
         }
         try process.run()
@@ -386,6 +432,12 @@ final class CarbridgeProcess: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// With `stallStderr`: how many bytes wait in the stderr pipe (FIONREAD).
+    var stderrPipeFill: Int {
+        var count: Int32 = 0
+        return cb_ioctl_ptr(stderrPipe.fileHandleForReading.fileDescriptor, UInt(FIONREAD), &count) == 0 ? Int(count) : 0
+    }
+
     var stderr: String {
         lock.lock(); defer { lock.unlock() }
         return String(decoding: stderrData, as: UTF8.self)
@@ -402,14 +454,18 @@ final class CarbridgeProcess: @unchecked Sendable {
         return (status, monotonicSeconds() - signalled)
     }
 
-    /// Waits (bounded) for exit; returns the exit status, or nil after killing it on timeout.
+    /// Waits (bounded) for exit, and for the end of its stderr (the pipe's last bytes may still be on
+    /// their way to the reading handler when the process is gone); returns the exit status, or nil
+    /// after killing it on timeout.
     func waitForExit(timeout: Double = 10) -> Int32? {
-        let end = monotonicSeconds() + timeout
-        while process.isRunning && monotonicSeconds() < end { usleep(10_000) }
+        waitUntil(timeout: timeout) { !process.isRunning }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil
+        }
+        if !stallsStderr {
+            waitUntil(timeout: 5) { lock.withLock { stderrEnded } }
         }
         return process.terminationStatus
     }
@@ -438,7 +494,9 @@ func median(_ values: [Double]) -> Double {
 }
 
 /// Starts `carbridge run --link tcp://127.0.0.1:PORT --log-level debug EXTRA…` on a pty against a
-/// fresh listening car and waits (bounded) until it has connected and the bridge has seen the link up.
+/// fresh listening car and waits (bounded) until the bridge has seen the link up: the car got the
+/// handshake, which the bridge sends when the link comes up (the keyboard is read from before the
+/// link starts: the terminal is raw by then).
 func startDriving(
     _ extra: [String] = [], stallStderr: Bool = false, file: StaticString = #filePath, line: UInt = #line
 ) throws
@@ -449,13 +507,15 @@ func startDriving(
     let process = try CarbridgeProcess(
         arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--log-level", "debug"] + extra,
         terminal: terminal, stallStderr: stallStderr)
-    XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "carbridge never connected:\n\(process.stderr)",
-                  file: file, line: line)
-    usleep(200_000)  // the bridge sees the link up
+    XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty },
+                  "carbridge never connected:\n\(process.stderr)", file: file, line: line)
+    XCTAssertTrue(terminal.isRaw, "the terminal is not in key mode after the link came up", file: file, line: line)
     return (car, terminal, process)
 }
 
 /// Types `keys` into the terminal and gives carbridge `pause` microseconds to act on them.
+/// Only RadioFadeTests and DelayedAckTests still call it; every other test types its keys and waits
+/// for what they do (the car's frames), which a fixed pause only hopes for.
 func press(_ terminal: PseudoTerminal, _ keys: String, pause: useconds_t = 150_000) {
     terminal.type(keys)
     usleep(pause)
