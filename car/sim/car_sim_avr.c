@@ -11,7 +11,8 @@
  *   LAG t MS                                 simulated time fell more than MS behind wall time (once per second at most)
  *   END t rx_bytes=N tx_bytes=N max_lag_ms=N  on SIGTERM/SIGINT
  *
- * The motor pins are the firmware's default pin table (car/car.ino); a PWM pin's duty is its timer's
+ * The pins are sampled every 50 µs of simulated time; a new state is reported once two samples agree,
+ * with the first one's time. The motor pins are the firmware's default pin table (car/car.ino); a PWM pin's duty is its timer's
  * OCR while the timer drives the pin (COM bits set), else 0 or 255 from the port bit, as analogWrite()
  * leaves it. Usage: car-sim-avr [--battery-mv MV] [--out FILE] FIRMWARE.elf
  */
@@ -120,6 +121,16 @@ typedef struct {
 } pins_t;
 
 static pins_t last_pins = {-1, -1, -1, -1, 0, 0};
+/* A new state is reported once two samples in a row agree, with the first one's time: the firmware
+ * sets one wheel, then the other, a few µs apart, and those in-between states are not the car's. */
+static pins_t pending_pins;
+static uint64_t pending_since;
+static int pending_count;
+
+static int same_pins(const pins_t *a, const pins_t *b) {
+    return a->left_duty == b->left_duty && a->right_duty == b->right_duty && a->left_dir == b->left_dir &&
+           a->right_dir == b->right_dir && a->horn == b->horn && a->light == b->light;
+}
 
 static avr_cycle_count_t sample_pins(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a; (void)param;
@@ -130,7 +141,18 @@ static avr_cycle_count_t sample_pins(avr_t *a, avr_cycle_count_t when, void *par
     now.right_duty = now.right_dir == '-' ? 0 : duty(RIGHT_PWM);
     now.horn = level(HORN);
     now.light = level(LIGHT);
-    uint64_t t = sim_us();
+    if (same_pins(&now, &last_pins)) {
+        pending_count = 0;
+        return when + avr->frequency / 20000;
+    }
+    if (!pending_count || !same_pins(&now, &pending_pins)) {
+        pending_pins = now;
+        pending_since = sim_us();
+        pending_count = 1;
+        return when + avr->frequency / 20000;
+    }
+    pending_count = 0;
+    uint64_t t = pending_since;
     if (now.left_duty != last_pins.left_duty || now.right_duty != last_pins.right_duty ||
         now.left_dir != last_pins.left_dir || now.right_dir != last_pins.right_dir)
         emit("MOTOR %llu L %d %c R %d %c\n", (unsigned long long)t, now.left_duty, now.left_dir,
@@ -248,6 +270,8 @@ int main(int argc, char **argv) {
     avr_init(avr);
     avr_load_firmware(avr, &firmware);
     avr->sleep = sleep_in_step;
+    /* An Uno runs at 5 V with AVcc as the ADC's reference (analogRead's DEFAULT). */
+    avr->vcc = avr->avcc = avr->aref = 5000;
 
     static uart_pty_t pty;
     uart_pty_init(avr, &pty);
