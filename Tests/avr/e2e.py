@@ -148,6 +148,7 @@ class Suite:
         self.failed = 0
         self.out = args.out
         os.makedirs(self.out, exist_ok=True)
+        self.processes = []  # every process started, ended at the latest when the suite ends
 
     def check(self, name, ok, detail=""):
         if ok:
@@ -160,11 +161,24 @@ class Suite:
         return ok
 
     def harness(self, name, elf=None):
-        return Harness(self.args.harness, elf or self.args.firmware, os.path.join(self.out, name + ".harness.log"))
+        harness = Harness(self.args.harness, elf or self.args.firmware, os.path.join(self.out, name + ".harness.log"))
+        self.processes.append(harness.proc)
+        return harness
 
     def carbridge(self, name, pty, fixture, extra=()):
-        return Carbridge(self.args.carbridge, pty, os.path.join(HERE, "fixtures", fixture),
-                         os.path.join(self.out, name + ".carbridge.log"), extra)
+        bridge = Carbridge(self.args.carbridge, pty, os.path.join(HERE, "fixtures", fixture),
+                           os.path.join(self.out, name + ".carbridge.log"), extra)
+        self.processes.append(bridge.proc)
+        return bridge
+
+    def end_processes(self):
+        """Kills what a failed test left running (a stopped carbridge is continued so it can die)."""
+        for proc in self.processes:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGCONT)
+                proc.kill()
+                proc.wait()
+        self.processes = []
 
     # ---- a whole drive: the wheels follow the frames ----
 
@@ -269,9 +283,14 @@ class Suite:
                   % (statistics.median(q), q[int(0.99 * (len(q) - 1))], q[-1], len(q)))
         self.check("the 20 Hz stream fits 9600 baud with most of the line idle",
                    180 <= per_second <= 230 and idle > 0.7, "%.1f B/s, idle %.3f" % (per_second, idle))
-        self.check("max_in_flight on a 9600 baud link: the stream keeps its 50 ms rate without bursts",
-                   intervals and 45 <= statistics.median(intervals) <= 55 and min(intervals) >= 10
-                   and max(intervals) <= 120, "intervals %s" % intervals)
+        # With link.max_in_flight = 2 nothing queues up at 9600 baud: the car gets one frame per period
+        # (a loaded host can delay the pty's reader and bunch a few frames together, so the bound is
+        # on the count and the median, not on single intervals; those are the METRIC above).
+        expected_frames = seconds * 1000 / 50
+        self.check("max_in_flight on a 9600 baud serial link: one frame per 50 ms period, nothing queues up",
+                   intervals and 45 <= statistics.median(intervals) <= 55
+                   and 0.85 * expected_frames <= len(window) <= 1.1 * expected_frames + 1,
+                   "%d frames in %.2f s, intervals %s" % (len(window), seconds, intervals))
         if end:
             print("METRIC car_sim_max_lag_ms=%s (simulated time behind wall time, this run)"
                   % end[2].split("max_lag_ms=")[1].split(" ")[0])
@@ -423,6 +442,8 @@ class Suite:
         except Exception as error:  # noqa: BLE001 - reported as a failure with its reason
             self.check(name, False, "%s: %s" % (type(error).__name__, error))
             return None
+        finally:
+            self.end_processes()
 
     def run(self):
         only = self.args.only
@@ -456,6 +477,11 @@ def main():
     parser.add_argument("--only", choices=["drive", "kill9", "quiet", "corrupt", "control"])
     parser.add_argument("--out", default=os.path.join(HERE, "out", time.strftime("%Y%m%d-%H%M%S")))
     args = parser.parse_args()
+    for path in (args.carbridge, args.harness):
+        if not os.access(path, os.X_OK):
+            print("FAIL %s is not an executable (build it first)" % path)
+            print("0 passed, 1 failed")
+            sys.exit(1)
     sys.exit(Suite(args).run())
 
 
