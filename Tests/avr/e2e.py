@@ -201,6 +201,11 @@ class Suite:
         end = car.stop()
         events = car.snapshot()
         self.check("carbridge's replay ends cleanly", status == 0, "exit status %s" % status)
+        with open(os.path.join(self.out, "drive.carbridge.log")) as log:
+            shown = [line.split("car: ", 1)[1].strip() for line in log if "carbridge: car: " in line]
+        self.check("carbridge shows the car's lines (the ready line, BAT,N)",
+                   "OK car ready failsafe=%d" % FAILSAFE_MS in shown and any(l.startswith("BAT,") for l in shown),
+                   "carbridge logged %s" % shown)
         frames = [e for e in events if rx_frame(e)]
         runs = [f[2] for i, f in enumerate(frames) if i == 0 or f[2] != frames[i - 1][2]]
         expected = ["E,0,0,0", "M,0,10,1", "M,0,20,1", "M,0,30,1", "M,0,40,1", "L,-1,40,1", "M,0,40,1",
