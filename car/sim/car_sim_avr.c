@@ -8,6 +8,8 @@
  *   PIN t horn|light 0|1                     a hook pin changed
  *   RX t LINE                                a line the car's UART received (escaped), at its `\n`
  *   TX t LINE                                a line the car sent
+ *   QUEUE t BYTES                            the most bytes waiting in front of the car's UART in the last
+ *                                            100 ms (the pty's input queue and uart_pty's buffers), when not 0
  *   LAG t MS                                 simulated time fell more than MS behind wall time (once per second at most)
  *   END t rx_bytes=N tx_bytes=N max_lag_ms=N  on SIGTERM/SIGINT
  *
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,6 +79,8 @@ static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static volatile sig_atomic_t stopping;
 static uint64_t wall_start_ns;
 static uint64_t max_lag_ns, last_lag_report_ns;
+static uart_pty_t pty;
+static unsigned queue_peak, queue_ticks, queue_max;
 static unsigned long rx_bytes, tx_bytes;
 
 static uint64_t wall_ns(void) {
@@ -163,10 +168,36 @@ static avr_cycle_count_t sample_pins(avr_t *a, avr_cycle_count_t when, void *par
     return when + avr->frequency / 20000;
 }
 
+static avr_uart_t *uart0;
+
+/* The bytes between carbridge and the firmware: unread in the pty, in uart_pty's read buffer and fifo,
+ * and in the UART's receive fifo (which the firmware reads at 9600 baud, one byte per 1.04 ms).
+ * (TIOCOUTQ on the pty's slave side, what carbridge's link.max_in_flight reads, is always 0 on Linux.) */
+static unsigned queued_bytes(void) {
+    int unread = 0;
+    if (ioctl(pty.pty.s, FIONREAD, &unread) != 0) unread = 0;
+    size_t buffered = pty.pty.buffer_len > pty.pty.buffer_done ? pty.pty.buffer_len - pty.pty.buffer_done : 0;
+    unsigned fifo = (unsigned)(pty.pty.out.write - pty.pty.out.read) & (uart_pty_fifo_fifo_size - 1);
+    unsigned in_uart = uart0 ? ((unsigned)(uart0->input.write - uart0->input.read) & (uart_fifo_fifo_size - 1)) : 0;
+    return (unsigned)unread + (unsigned)buffered + fifo + in_uart;
+}
+
+static void watch_queue(void) {
+    unsigned queued = queued_bytes();
+    if (queued > queue_peak) queue_peak = queued;
+    if (queued > queue_max) queue_max = queued;
+    if (++queue_ticks >= 100) {
+        if (queue_peak) emit("QUEUE %llu %u\n", (unsigned long long)sim_us(), queue_peak);
+        queue_peak = 0;
+        queue_ticks = 0;
+    }
+}
+
 /* ---- simulated time in step with wall time, checked every simulated millisecond ---- */
 
 static avr_cycle_count_t pace(avr_t *a, avr_cycle_count_t when, void *param) {
     (void)a; (void)param;
+    watch_queue();
     uint64_t sim_ns = avr->cycle * 1000ull / (avr->frequency / 1000000);
     uint64_t wall = wall_ns();
     uint64_t elapsed = wall - wall_start_ns;
@@ -273,7 +304,8 @@ int main(int argc, char **argv) {
     /* An Uno runs at 5 V with AVcc as the ADC's reference (analogRead's DEFAULT). */
     avr->vcc = avr->avcc = avr->aref = 5000;
 
-    static uart_pty_t pty;
+    for (avr_io_t *io = avr->io_port; io; io = io->next)
+        if (io->kind && !strcmp(io->kind, "uart") && !uart0) uart0 = (avr_uart_t *)io; /* the first is UART0 */
     uart_pty_init(avr, &pty);
     uart_pty_connect(&pty, '0');
     avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_INPUT), uart_rx_hook, NULL);
@@ -293,8 +325,8 @@ int main(int argc, char **argv) {
     avr_cycle_timer_register(avr, 1, sample_pins, NULL);
     int state = cpu_Running;
     while (!stopping && state != cpu_Done && state != cpu_Crashed) state = avr_run(avr);
-    emit("END %llu rx_bytes=%lu tx_bytes=%lu max_lag_ms=%llu%s\n", (unsigned long long)sim_us(), rx_bytes, tx_bytes,
-         (unsigned long long)(max_lag_ns / 1000000), state == cpu_Crashed ? " crashed" : "");
+    emit("END %llu rx_bytes=%lu tx_bytes=%lu max_lag_ms=%llu max_queued_bytes=%u%s\n", (unsigned long long)sim_us(),
+         rx_bytes, tx_bytes, (unsigned long long)(max_lag_ns / 1000000), queue_max, state == cpu_Crashed ? " crashed" : "");
     /* Not uart_pty_stop(): its thread would be interrupted by a SIGINT aimed at the whole process. */
     return state == cpu_Crashed ? 1 : 0;
 }
