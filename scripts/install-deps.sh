@@ -2,15 +2,33 @@
 # Installs the Debian packages carbridge builds against (iproute2 for the fault-injection
 # tests' network namespaces, dbus-daemon for the D-Bus client's tests), if they are missing
 # (as root directly, otherwise through sudo). Usage: scripts/install-deps.sh [EXTRA PACKAGES…]
+# The car firmware's packages (car/, Tests/avr/: the AVR toolchain, Debian's Arduino core, libsimavr)
+# are installed too, but a failure there does not stop the script: test.sh then skips that one
+# stage. `scripts/install-deps.sh --check-car` prints the car packages still missing (nothing if none).
 set -euo pipefail
+car_packages=(gcc-avr binutils-avr avr-libc arduino-core-avr libsimavr-dev libsimavrparts1 python3)
+missing_of() {
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+if [ "${1:-}" = "--check-car" ]; then
+  missing_of "${car_packages[@]}" | tr '\n' ' ' | sed 's/ $//'
+  exit 0
+fi
 packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev pkg-config iproute2 dbus-daemon "$@")
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "install-deps: installing ${missing[*]}" >&2
+mapfile -t missing < <(missing_of "${packages[@]}")
+mapfile -t missing_car < <(missing_of "${car_packages[@]}")
+[ ${#missing[@]} -eq 0 ] && [ ${#missing_car[@]} -eq 0 ] && exit 0
 sudo_=()
 [ "$(id -u)" = 0 ] || sudo_=(sudo)
 "${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
-"${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}" >&2
+  "${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+if [ ${#missing_car[@]} -gt 0 ]; then
+  echo "install-deps: installing the car firmware's ${missing_car[*]}" >&2
+  "${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing_car[@]}" ||
+    echo "install-deps: could not install ${missing_car[*]}; scripts/test.sh will skip the car stage" >&2
+fi

@@ -8,6 +8,8 @@
 #   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
 #   scripts/test.sh --no-browser without the dashboard's browser stage (headless Chromium through Selenium,
 #                                about 20 s; installs its packages)
+#   scripts/test.sh --no-car     without the car firmware's stage (Tests/avr/run.sh: `make -C car`, its host unit
+#                                tests, carbridge driving the firmware on a simulated ATmega328P; about a minute)
 #   scripts/test.sh --no-bench   without the allocation guard (`bench-counts check`: 0 heap allocations per
 #                                input event and per stream tick; about 4 CPU-minutes of build on a cold
 #                                cache, under a second to run)
@@ -18,6 +20,7 @@ cd "$(dirname "$0")/.."
 kernel=1
 fuzz=0
 browser=1
+car=1
 bench=1
 for arg in "$@"; do
   case "$arg" in
@@ -26,7 +29,8 @@ for arg in "$@"; do
     --fuzz) fuzz=1 ;;
     --no-browser) browser=0 ;;
     --no-bench) bench=0 ;;
-    *) echo "test.sh: unknown option $arg (use --fuzz, --no-kernel, --no-browser, --no-bench)" >&2; exit 64 ;;
+    --no-car) car=0 ;;
+    *) echo "test.sh: unknown option $arg (use --fuzz, --no-kernel, --no-browser, --no-car, --no-bench)" >&2; exit 64 ;;
   esac
 done
 # Each stage's wall time, for the line before the total (CI must stay well under 30 minutes).
@@ -76,6 +80,34 @@ if [ "$browser" = 1 ]; then
   if [ -n "$brecap" ]; then recap="$recap"$'\n'"$brecap"; fi
 fi
 stage_done browser
+if [ "$car" = 1 ]; then
+  # The car's firmware (car/, docs/car.md): built with Debian's AVR toolchain and Arduino core, its host
+  # unit tests, then carbridge driving it on a simulated ATmega328P (libsimavr). install-deps.sh installs
+  # those packages; only where they could not be installed is the stage skipped, and it says so.
+  missing_avr=$(scripts/install-deps.sh --check-car || true)
+  if [ -n "$missing_avr" ]; then
+    echo "car: SKIPPED: the AVR packages could not be installed ($missing_avr)"
+  else
+    clog=$(mktemp)
+    set +e
+    Tests/avr/run.sh --carbridge "$PWD/.build/debug/carbridge" 2>&1 | tee "$clog"
+    crc=${PIPESTATUS[0]}
+    set -e
+    cline=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$clog" | tail -1)
+    crecap=$(grep -E "^FAIL " "$clog" | head -20 || true)
+    rm -f "$clog"
+    if [ -n "$cline" ]; then
+      passed=$((passed + $(echo "$cline" | awk '{print $1}')))
+      failed=$((failed + $(echo "$cline" | awk '{print $3}')))
+    else
+      failed=$((failed + 1))
+      crecap="car: no summary line (exit $crc)"
+    fi
+    [ "$crc" = 0 ] || rc=1
+    if [ -n "$crecap" ]; then recap="$recap"$'\n'"$crecap"; fi
+  fi
+fi
+stage_done car
 if [ "$bench" = 1 ]; then
   # The allocation budget (README, "Performance"): counted by malloc-interposer, identical on every
   # machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.

@@ -5,7 +5,8 @@ import Glibc
 
 /// The car's side of one connection: parses every line strictly (`CarFrameParser`, `CarModel`),
 /// reports frames, violations and what the car does, and talks back: `OK …` on start, `CAR <action>`
-/// when what the car does changes, `ERR <reason>` for a bad line, `BAT,N` every `statusInterval`.
+/// when what the car does changes, `ERR <reason>` for a bad line, `BAT,N` every `statusInterval`, and
+/// `CAR failsafe stop` when its failsafe stops it (`CarFailsafe`, docs/protocol.md §8).
 package final class CarSimulatorSession {
     /// Tunables of a simulated car.
     package struct Options: Hashable, Sendable {
@@ -17,16 +18,20 @@ package final class CarSimulatorSession {
         package var reportsActions: Bool
         /// The battery level the car starts with (percent).
         package var initialBattery: Int
+        /// The failsafe: moving without a valid frame this long stops the car; nil = none.
+        package var failsafe: Duration?
 
-        /// Creates options; defaults: status every 5 s, strict speed steps, actions reported, 100 %.
+        /// Creates options; defaults: status every 5 s, strict speed steps, actions reported, 100 %,
+        /// the failsafe at 300 ms like the reference firmware.
         package init(
             statusInterval: Duration? = .seconds(5), allowSpeedJumps: Bool = false, reportsActions: Bool = true,
-            initialBattery: Int = 100
+            initialBattery: Int = 100, failsafe: Duration? = .milliseconds(300)
         ) {
             self.statusInterval = statusInterval
             self.allowSpeedJumps = allowSpeedJumps
             self.reportsActions = reportsActions
             self.initialBattery = initialBattery
+            self.failsafe = failsafe
         }
     }
 
@@ -48,6 +53,10 @@ package final class CarSimulatorSession {
     package private(set) var action = "stopped (forward, straight)"
     /// Lines that were not valid frames or broke a rule.
     package private(set) var violationCount = 0
+    /// The failsafe's state: whether the motors run, and how often it stopped them.
+    package private(set) var failsafe: CarFailsafe
+    /// True while the motors run.
+    package var isMoving: Bool { failsafe.isMoving }
     /// True until the session ends.
     package var isOpen: Bool { fd >= 0 }
 
@@ -58,6 +67,7 @@ package final class CarSimulatorSession {
     private var assembler = LineAssembler()
     private var output: [UInt8] = []
     private var statusTimer: EventLoop.TimerID?
+    private var failsafeTimer: EventLoop.TimerID?
     private static let outputLimit = 64 * 1024
 
     /// Serves the car side of `fd` (non-blocking); `closesFD` says whether the session owns it.
@@ -69,10 +79,12 @@ package final class CarSimulatorSession {
         self.closesFD = closesFD
         self.model = CarModel(allowSpeedJumps: options.allowSpeedJumps)
         self.battery = options.initialBattery
+        self.failsafe = CarFailsafe(timeout: options.failsafe)
     }
 
     deinit {
         if let statusTimer { loop.cancel(statusTimer) }
+        if let failsafeTimer { loop.cancel(failsafeTimer) }
         if fd >= 0 {
             loop.unwatch(fd)
             if closesFD { Syscall.close(fd) }
@@ -91,6 +103,8 @@ package final class CarSimulatorSession {
         guard fd >= 0 else { return }
         if let statusTimer { loop.cancel(statusTimer) }
         statusTimer = nil
+        if let failsafeTimer { loop.cancel(failsafeTimer) }
+        failsafeTimer = nil
         loop.unwatch(fd)
         if closesFD { Syscall.close(fd) }
         fd = -1
@@ -104,6 +118,8 @@ package final class CarSimulatorSession {
             violation(error.reason, line: line)
         case .success(let frame):
             for broken in model.receive(frame) { violation(broken, line: line) }
+            failsafe.receive(frame, at: time)
+            armFailsafe()
             onFrame?(frame, time)
             let now = CarModel.describe(frame)
             let isAction = frame.isMotion || frame.kind == .engineOff
@@ -112,6 +128,22 @@ package final class CarSimulatorSession {
                 onEvent?("car: \(now)")
                 if options.reportsActions { write("CAR \(now)") }
             }
+        }
+    }
+
+    /// Arms the failsafe's timer for its current deadline (none while stopped).
+    private func armFailsafe() {
+        if let failsafeTimer { loop.cancel(failsafeTimer) }
+        failsafeTimer = nil
+        guard let deadline = failsafe.deadline else { return }
+        failsafeTimer = loop.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            self.failsafeTimer = nil
+            guard self.failsafe.check(at: self.loop.now()) else { return self.armFailsafe() }
+            let timeout = self.options.failsafe.map { Int($0.milliseconds.rounded()) } ?? 0
+            self.action = "stopped (failsafe: no frame for \(timeout) ms)"
+            self.onEvent?("car: \(self.action)")
+            if self.options.reportsActions { self.write("CAR failsafe stop") }
         }
     }
 

@@ -2,8 +2,9 @@
 ///
 /// The car cannot see the driver's controls, only frames. Rules it checks: after `E,0,0,0`
 /// the engine is off and the next frame must not start above S=10; between consecutive motion
-/// frames S changes by at most 10 (unless `allowSpeedJumps`, for an analog throttle); `E` twice
-/// in a row is a violation. After `E` the car learns the engine is on again from the next frame.
+/// frames S changes by at most 10 (unless `allowSpeedJumps`, for an analog throttle), except that
+/// a stop (S=0) is always allowed, from any speed (docs/protocol.md §8); `E` twice in a row is a
+/// violation. After `E` the car learns the engine is on again from the next frame.
 public struct CarModel: Hashable, Sendable {
     /// Accept speed changes larger than 10 between motion frames (analog throttle).
     public var allowSpeedJumps: Bool
@@ -35,7 +36,7 @@ public struct CarModel: Hashable, Sendable {
             if frame.speed > 10 {
                 violations.append("engine was off: speed must start again from 0 (got S=\(frame.speed))")
             }
-        } else if frame.isMotion, !allowSpeedJumps, let previous = lastMotionSpeed,
+        } else if frame.isMotion, frame.speed != 0, !allowSpeedJumps, let previous = lastMotionSpeed,
             abs(frame.speed - previous) > 10
         {
             violations.append("speed jumped from \(previous) to \(frame.speed) (at most 10 per frame)")

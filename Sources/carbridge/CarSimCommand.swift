@@ -13,9 +13,11 @@ struct CarSimCommand: CarbridgeCommand {
         discussion: """
             Every line is parsed strictly against the car protocol (T,A,S,D; A -2…2; S 0…240 in steps \
             of 10; D 0 or 1; T consistent with A and D; E exactly E,0,0,0) and against the rules a car can \
-            see (speed restarting from 0 after E, speed steps of 10). Each frame prints what the car would \
+            see (speed restarting from 0 after E, speed steps of 10; a stop is always allowed). Each frame prints what the car would \
             do ("forward-right at 180"); a broken rule prints a VIOLATION line. The car sends a hello and a \
-            BAT,<percent> status line now and then, so the message path back to carbridge is exercised.
+            BAT,<percent> status line now and then, so the message path back to carbridge is exercised. \
+            Like the reference firmware (car/), it fails safe: moving with no valid frame for --failsafe-ms \
+            (300) stops it until the next motion frame, and it says CAR failsafe stop.
 
             Examples:
               carbridge car-sim --listen 127.0.0.1:7000     then: carbridge run --link tcp://127.0.0.1:7000
@@ -36,6 +38,11 @@ struct CarSimCommand: CarbridgeCommand {
     @Option(name: .long, help: ArgumentHelp("Seconds between BAT status lines (0 = never).", valueName: "seconds"))
     var statusInterval: Double = 5
 
+    @Option(name: .long, help: ArgumentHelp(
+        "The car's failsafe: moving without a valid frame this long stops it (0 = none; docs/protocol.md §8).",
+        valueName: "ms"))
+    var failsafeMs: Int = 300
+
     @Flag(name: .long, help: "Accept speed jumps larger than 10 (a car driven by an analog throttle).")
     var allowSpeedJumps = false
 
@@ -50,6 +57,9 @@ struct CarSimCommand: CarbridgeCommand {
         if !noTcp { _ = try hostAndPort() }
         if !statusInterval.isFinite || statusInterval < 0 || statusInterval > 3600 {
             throw ValidationError("--status-interval: \(statusInterval) must be between 0 and 3600 seconds")
+        }
+        if !(0...60_000).contains(failsafeMs) {
+            throw ValidationError("--failsafe-ms: \(failsafeMs) must be between 0 (none) and 60000")
         }
     }
 
@@ -75,6 +85,7 @@ struct CarSimCommand: CarbridgeCommand {
         configuration.pty = pty
         configuration.session.statusInterval = statusInterval > 0 ? .milliseconds(Int64(statusInterval * 1000)) : nil
         configuration.session.allowSpeedJumps = allowSpeedJumps
+        configuration.session.failsafe = failsafeMs > 0 ? .milliseconds(failsafeMs) : nil
         let simulator = CarSimulator(loop: loop, configuration: configuration)
         var violations = 0
         let quiet = self.quiet

@@ -9,8 +9,10 @@ import XCTest
 final class SimulatedCarLinkTests: XCTestCase {
     func testRoundTripThroughTheInProcessCar() throws {
         let loop = try EventLoop()
+        // No failsafe: this test checks the car's action after waiting for a status line, and a
+        // loaded machine must not let the 300 ms failsafe (CarVectorTests) change it meanwhile.
         let link = SimulatedCarLink(
-            simulatedOn: loop, options: .init(statusInterval: .milliseconds(100)))
+            simulatedOn: loop, options: .init(statusInterval: .milliseconds(100), failsafe: nil))
         let recorder = LinkRecorder(link)
         var frames: [Frame] = []
         var violations: [String] = []
