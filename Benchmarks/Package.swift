@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // Benchmarks for carbridge's hot paths. A separate package that depends on the main package by path
 // through the `CarbridgeModules` library product (like Fuzz/), so `swift build`/`swift test` and CI of the
-// main package never build it. Run from the repository root: scripts/bench.sh (README, "Performance").
+// main package never build it. Run from the repository root: scripts/bench.sh (docs/performance.md).
 //
 // - BenchScenarios: the scenarios (the real code, set up once, one operation per call).
 // - bench-counts: deterministic counts: heap allocations (malloc-interposer) and, under

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The carbridge benchmarks (README, "Performance"): deterministic counts per input event, tick, line, load.
+# The carbridge benchmarks (docs/performance.md): deterministic counts per input event, tick, line, load.
 #   scripts/bench.sh           instructions (callgrind) and steady-state heap allocations (malloc-interposer) per unit
 #   scripts/bench.sh --rss     also VmRSS of `carbridge run --link tcp://… --no-keyboard` against car-sim,
 #                              debug, release and release with a static Swift runtime (--static-swift-stdlib)

@@ -60,25 +60,50 @@ failed=$failures
 recap=$(grep -E "^Test Case .* failed|: error: |Fatal error|Exited with (unexpected )?signal|error: Exited" "$log" | head -40 || true)
 echo "unit+e2e: $passed passed, $failed failed"
 stage_done swift-test
-if [ "$browser" = 1 ]; then
-  blog=$(mktemp)
+# Runs one stage's command (its output shown as it comes) and adds its closing `[word: ]N passed, N failed`
+# line into the totals; its `FAIL …` lines, or a missing summary, go into the recap at the end.
+run_stage() {
+  local name=$1 slog src sline srecap
+  shift
+  slog=$(mktemp)
   set +e
-  Tests/browser/run.sh 2>&1 | tee "$blog"
-  brc=${PIPESTATUS[0]}
+  "$@" 2>&1 | tee "$slog"
+  src=${PIPESTATUS[0]}
   set -e
-  bline=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$blog" | tail -1)
-  brecap=$(grep -E "^FAIL " "$blog" | head -20 || true)
-  rm -f "$blog"
-  if [ -n "$bline" ]; then
-    passed=$((passed + $(echo "$bline" | awk '{print $1}')))
-    failed=$((failed + $(echo "$bline" | awk '{print $3}')))
+  sline=$(grep -E "^([a-z]+: )?[0-9]+ passed, [0-9]+ failed" "$slog" | tail -1 | sed -E 's/^[a-z]+: //')
+  srecap=$(grep -E "^FAIL " "$slog" | head -20 || true)
+  rm -f "$slog"
+  if [ -n "$sline" ]; then
+    passed=$((passed + $(echo "$sline" | awk '{print $1}')))
+    failed=$((failed + $(echo "$sline" | awk '{print $3}')))
   else
     failed=$((failed + 1))
-    brecap="browser: no summary line (exit $brc)"
+    srecap="$name: no summary line (exit $src)"
   fi
-  [ "$brc" = 0 ] || rc=1
-  if [ -n "$brecap" ]; then recap="$recap"$'\n'"$brecap"; fi
-fi
+  [ "$src" = 0 ] || rc=1
+  if [ -n "$srecap" ]; then recap="$recap"$'\n'"$srecap"; fi
+}
+# The allocation budget (docs/performance.md): counted by malloc-interposer, identical on every
+# machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
+bench_stage() {
+  # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
+  rm -f .build-bench/release.yaml .build-bench/release/description.json
+  swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
+    CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
+}
+# The real-kernel scenarios. Scenario 11 measures a release build against a C reader (a debug build
+# falls behind a 500 Hz pad under TCG), built in the bench stage's scratch directory, whose release
+# modules it reuses.
+kernel_stage() {
+  local lbin=()
+  if swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
+    lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
+  else
+    echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
+  fi
+  Tests/kernel/run.sh --install "${lbin[@]}"
+}
+if [ "$browser" = 1 ]; then run_stage browser Tests/browser/run.sh; fi
 stage_done browser
 if [ "$car" = 1 ]; then
   # The car's firmware (car/, docs/car.md): built with Debian's AVR toolchain and Arduino core, its host
@@ -88,100 +113,18 @@ if [ "$car" = 1 ]; then
   if [ -n "$missing_avr" ]; then
     echo "car: SKIPPED: the AVR packages could not be installed ($missing_avr)"
   else
-    clog=$(mktemp)
-    set +e
-    Tests/avr/run.sh --carbridge "$PWD/.build/debug/carbridge" 2>&1 | tee "$clog"
-    crc=${PIPESTATUS[0]}
-    set -e
-    cline=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$clog" | tail -1)
-    crecap=$(grep -E "^FAIL " "$clog" | head -20 || true)
-    rm -f "$clog"
-    if [ -n "$cline" ]; then
-      passed=$((passed + $(echo "$cline" | awk '{print $1}')))
-      failed=$((failed + $(echo "$cline" | awk '{print $3}')))
-    else
-      failed=$((failed + 1))
-      crecap="car: no summary line (exit $crc)"
-    fi
-    [ "$crc" = 0 ] || rc=1
-    if [ -n "$crecap" ]; then recap="$recap"$'\n'"$crecap"; fi
+    run_stage car Tests/avr/run.sh --carbridge "$PWD/.build/debug/carbridge"
   fi
 fi
 stage_done car
-if [ "$bench" = 1 ]; then
-  # The allocation budget (README, "Performance"): counted by malloc-interposer, identical on every
-  # machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
-  blog=$(mktemp)
-  set +e
-  (
-    # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
-    rm -f .build-bench/release.yaml .build-bench/release/description.json
-    swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
-      CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
-  ) 2>&1 | tee "$blog"
-  brc=${PIPESTATUS[0]}
-  set -e
-  bline=$(grep -E "^bench: [0-9]+ passed, [0-9]+ failed" "$blog" | tail -1)
-  bfail=$(grep -E "^FAIL " "$blog" || true)
-  rm -f "$blog"
-  if [ -n "$bline" ]; then
-    passed=$((passed + $(echo "$bline" | awk '{print $2}')))
-    failed=$((failed + $(echo "$bline" | awk '{print $4}')))
-  else
-    failed=$((failed + 1))
-    bfail="bench: the allocation guard did not run (build failed?)"
-  fi
-  [ "$brc" = 0 ] || rc=1
-fi
+if [ "$bench" = 1 ]; then run_stage bench bench_stage; fi
 stage_done bench
-if [ "$fuzz" = 1 ]; then
-  flog=$(mktemp)
-  set +e
-  scripts/fuzz.sh --seconds 20 2>&1 | tee "$flog"
-  frc=${PIPESTATUS[0]}
-  set -e
-  fline=$(grep -E "^fuzz: [0-9]+ passed, [0-9]+ failed" "$flog" | tail -1)
-  rm -f "$flog"
-  if [ -n "$fline" ]; then
-    passed=$((passed + $(echo "$fline" | awk '{print $2}')))
-    failed=$((failed + $(echo "$fline" | awk '{print $4}')))
-  else
-    failed=$((failed + 1))
-  fi
-  [ "$frc" = 0 ] || rc=1
-fi
+if [ "$fuzz" = 1 ]; then run_stage fuzz scripts/fuzz.sh --seconds 20; fi
 stage_done fuzz
-if [ "$kernel" = 1 ]; then
-  klog=$(mktemp)
-  set +e
-  # Scenario 11 measures a release build against a C reader (a debug build falls behind a 500 Hz pad
-  # under TCG). Built in the bench stage's scratch directory, whose release modules it reuses.
-  lbin=()
-  if swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
-    lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
-  else
-    echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
-  fi
-  Tests/kernel/run.sh --install "${lbin[@]}" 2>&1 | tee "$klog"
-  krc=${PIPESTATUS[0]}
-  set -e
-  kline=$(grep -E "^[0-9]+ passed, [0-9]+ failed" "$klog" | tail -1)
-  rm -f "$klog"
-  if [ -n "$kline" ]; then
-    passed=$((passed + $(echo "$kline" | awk '{print $1}')))
-    failed=$((failed + $(echo "$kline" | awk '{print $3}')))
-  else
-    failed=$((failed + 1))
-  fi
-  [ "$krc" = 0 ] || rc=1
-fi
+if [ "$kernel" = 1 ]; then run_stage kernel kernel_stage; fi
 if [ -n "$recap" ]; then
-  echo "unit+e2e failures (repeated from above):"
+  echo "failures (repeated from above):"
   echo "$recap"
-fi
-if [ -n "${bfail:-}" ]; then
-  echo "bench failures (repeated from above):"
-  echo "$bfail"
 fi
 stage_done kernel
 echo "stage times:$timings"

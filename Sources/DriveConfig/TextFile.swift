@@ -2,7 +2,7 @@ import DriveSystem
 import Glibc
 
 /// Reading and atomically replacing a small text file with plain system calls (no Foundation: the daemon
-/// does not load it for the few calls the config needs; README, "Performance").
+/// does not load it for the few calls the config needs; docs/performance.md).
 enum TextFile {
     /// Why a file operation failed: `no such file` for ENOENT, else the system's words (`Permission denied`, …).
     struct Failure: Error, CustomStringConvertible {

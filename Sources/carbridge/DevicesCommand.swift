@@ -12,7 +12,7 @@ struct DevicesCommand: CarbridgeCommand {
             Classes: gamepad, accelerometer (evdev, e.g. a DualSense "Motion Sensors" node), \
             iio-accelerometer, keyboard (arcade buttons and foot pedals are keyboards), other. \
             With --config, each device also shows which [devices] entry would pick it. A device that is \
-            not readable needs udev/70-carbridge.rules (see the README).
+            not readable needs udev/70-carbridge.rules (see docs/deployment.md, "Permissions").
             """)
 
     @OptionGroup var common: CommonOptions

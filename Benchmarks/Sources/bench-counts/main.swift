@@ -1,4 +1,4 @@
-// Deterministic counts for the carbridge benchmarks (see README, "Performance", and scripts/bench.sh):
+// Deterministic counts for the carbridge benchmarks (see docs/performance.md, and scripts/bench.sh):
 //   bench-counts list                      the scenarios: name, unit, units per operation
 //   bench-counts run NAME ITERATIONS       set up, warm up, then ITERATIONS operations; prints the heap
 //                                          allocations of those operations (malloc-interposer counts)
