@@ -28,18 +28,18 @@ final class RadioFadeTests: XCTestCase {
             arguments: ["run", "--link", "tcp://\(network.carAddress):\(car.port)", "--log-level", "debug", "--no-view"],
             terminal: terminal)
         defer { if process.process.isRunning { process.signal(SIGKILL) } }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "never connected:\n\(process.stderr)")
-        usleep(200_000)
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, "never connected:\n\(process.stderr)")
         XCTAssertEqual(car.handshakes, ["E,0,0,0"])
 
-        press(terminal, "e")
-        press(terminal, "+++++", pause: 600_000)  // S = 50, streaming
-        XCTAssertEqual(car.driven.last?.text, "M,0,50,1", "\(car.received.map(\.text))")
+        terminal.type("e+++++")  // engine on, S = 50: streaming
+        XCTAssertTrue(car.wait { $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
 
         let fadeStart = monotonicSeconds()
         try network.setCarLink(up: false)
+        // The fault: the stream runs into the dead radio for 0.3 s before the driver slows to 0.
         usleep(300_000)
-        press(terminal, "-----", pause: 0)        // the driver slows to 0 during the outage
+        terminal.type("-----")
+        // The fault goes on: the radio stays down for `outage` s; meanwhile note when the stall is logged.
         var stallNoticed: Double?
         while monotonicSeconds() < fadeStart + outage {
             if stallNoticed == nil, process.stderr.contains("stalled") { stallNoticed = monotonicSeconds() - fadeStart }
@@ -51,8 +51,7 @@ final class RadioFadeTests: XCTestCase {
         // The radio is back: whatever the kernel still held would arrive now; then the reconnect.
         XCTAssertTrue(car.wait(timeout: 12) { $0.connectionCount >= 2 && !$0.received(onConnection: 2).isEmpty },
                       "no reconnect with a handshake within 12 s of the radio's return:\n\(process.stderr)")
-        usleep(300_000)
-        if stallNoticed == nil, process.stderr.contains("stalled") {
+        if stallNoticed == nil, car.wait(timeout: 2, { _ in process.stderr.contains("stalled") }) {
             stallNoticed = outage  // noticed only after the outage ended: the outage is an upper bound
         }
         let stale = car.received(onConnection: 1).filter { $0.time > fadeEnd && $0.text.hasPrefix("M,") }
