@@ -24,6 +24,11 @@ public struct KernelQueueAccounting: Hashable, Sendable {
         get { .nanoseconds(heldRecheckNanoseconds) }
         set { heldRecheckNanoseconds = newValue.nanoseconds }
     }
+    /// How soon the queue is looked at again while someone waits for a flush.
+    public var flushRecheckInterval: Duration {
+        get { .nanoseconds(flushRecheckNanoseconds) }
+        set { flushRecheckNanoseconds = newValue.nanoseconds }
+    }
     /// How often the queue is looked at while the kernel holds bytes (stall detection).
     public var queueRecheckInterval: Duration {
         get { .nanoseconds(queueRecheckNanoseconds) }
@@ -36,6 +41,7 @@ public struct KernelQueueAccounting: Hashable, Sendable {
     // Durations kept in nanoseconds: `Duration` arithmetic is 128-bit, too dear for every frame.
     private var stallTimeoutNanoseconds: Int64
     private var heldRecheckNanoseconds: Int64
+    private var flushRecheckNanoseconds: Int64
     private var queueRecheckNanoseconds: Int64
 
     /// Bytes handed to the kernel on this connection.
@@ -54,12 +60,14 @@ public struct KernelQueueAccounting: Hashable, Sendable {
     /// Accounting for a connection that came up at `now` with an empty queue.
     public init(
         at now: Instant, readingsArePayload: Bool, maxInFlight: Int, stallTimeout: Duration,
-        heldRecheckInterval: Duration = .milliseconds(10), queueRecheckInterval: Duration = .milliseconds(50)
+        heldRecheckInterval: Duration = .milliseconds(1), flushRecheckInterval: Duration = .milliseconds(10),
+        queueRecheckInterval: Duration = .milliseconds(50)
     ) {
         self.readingsArePayload = readingsArePayload
         self.maxInFlight = maxInFlight
         self.stallTimeoutNanoseconds = stallTimeout.nanoseconds
         self.heldRecheckNanoseconds = heldRecheckInterval.nanoseconds
+        self.flushRecheckNanoseconds = flushRecheckInterval.nanoseconds
         self.queueRecheckNanoseconds = queueRecheckInterval.nanoseconds
         self.lastDrain = now
         frameEnds.reserveCapacity(8)
@@ -117,14 +125,17 @@ public struct KernelQueueAccounting: Hashable, Sendable {
     public func isDrained(pendingInCarbridge: Bool) -> Bool { !pendingInCarbridge && queuedBytes == 0 }
 
     /// When to look at the queue again: soon while a frame is held (or bytes wait for a write
-    /// that did not block), less often while the kernel holds bytes (stall detection) or someone
-    /// waits for a flush; nil when everything has drained (no wake-ups on an idle link).
+    /// that did not block), so it leaves within `heldRecheckInterval` of the queue having room —
+    /// no signal tells when the car acknowledges, and the short rechecks last only while something
+    /// is held; less often while the kernel holds bytes (stall detection) or someone waits for a
+    /// flush; nil when everything has drained (no wake-ups on an idle link).
     public func nextCheck(at now: Instant, pendingInCarbridge: Bool, flushWaiting: Bool) -> Instant? {
-        let soon = Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)
-        if isHolding || (pendingInCarbridge && !isWriteBlocked) { return soon }
+        if isHolding || (pendingInCarbridge && !isWriteBlocked) {
+            return Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)
+        }
         guard pendingInCarbridge || queuedBytes > 0 || flushWaiting else { return nil }
         let stallAt = Instant(nanoseconds: lastDrain.nanoseconds &+ stallTimeoutNanoseconds)
         let next = min(Instant(nanoseconds: now.nanoseconds &+ queueRecheckNanoseconds), max(stallAt, now))
-        return flushWaiting ? min(next, soon) : next
+        return flushWaiting ? min(next, Instant(nanoseconds: now.nanoseconds &+ flushRecheckNanoseconds)) : next
     }
 }

@@ -11,7 +11,7 @@ import Glibc
 /// **Kernel queue rule** (protocol §5.6): a motion frame is handed to the kernel only while its
 /// output queue (`SIOCOUTQ`/`TIOCOUTQ`) holds fewer than `options.maxInFlight` frames; otherwise it
 /// waits in the `FrameQueue`'s coalescing slot (newest wins) and the queue is looked at again every
-/// `heldRecheckInterval`. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
+/// `heldRecheckInterval` (1 ms) while it waits. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
 /// does not shrink for `options.stallTimeout` means the link is down. Both rules are worked out by
 /// `KernelQueueAccounting` from one reading of the queue per send or recheck (on RFCOMM a reading is
 /// an ioctl and a getsockopt). On any loss (EOF, EPIPE, ECONNRESET, EIO, a stall, a failed connect)
@@ -41,10 +41,14 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         get { options.connectTimeout }
         set { options.connectTimeout = newValue }
     }
-    /// How often shutdown checks whether the flush is complete.
-    public var flushPollInterval: Duration = .milliseconds(10)
-    /// How often the kernel's output queue is looked at while a motion frame is held for it.
-    public var heldRecheckInterval: Duration = .milliseconds(10) {
+    /// How often a shutdown or a flush waiter checks whether the flush is complete.
+    public var flushPollInterval: Duration = .milliseconds(10) {
+        didSet { accounting.flushRecheckInterval = flushPollInterval }
+    }
+    /// How often the kernel's output queue is looked at while a motion frame is held for it: the
+    /// held frame leaves at most this long after the queue has room (on RFCOMM each look is an
+    /// ioctl and a getsockopt, so the short rechecks run only while a frame is held).
+    public var heldRecheckInterval: Duration = .milliseconds(1) {
         didSet { accounting.heldRecheckInterval = heldRecheckInterval }
     }
     /// How often the kernel's output queue is looked at while it is not empty (stall detection).
@@ -165,7 +169,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         KernelQueueAccounting(
             at: loop.now(), readingsArePayload: connector.queuedBytesArePayload, maxInFlight: options.maxInFlight,
             stallTimeout: options.stallTimeout, heldRecheckInterval: heldRecheckInterval,
-            queueRecheckInterval: queueRecheckInterval)
+            flushRecheckInterval: flushPollInterval, queueRecheckInterval: queueRecheckInterval)
     }
 
     /// The one place the lifecycle changes; tells `onStateChange` when the reported state changed.

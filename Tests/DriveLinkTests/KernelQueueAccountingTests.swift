@@ -10,7 +10,8 @@ final class KernelQueueAccountingTests: XCTestCase {
     private func accounting(payload: Bool = true, maxInFlight: Int = 2) -> KernelQueueAccounting {
         KernelQueueAccounting(
             at: .milliseconds(0), readingsArePayload: payload, maxInFlight: maxInFlight,
-            stallTimeout: .seconds(1), heldRecheckInterval: .milliseconds(10), queueRecheckInterval: .milliseconds(50))
+            stallTimeout: .seconds(1), heldRecheckInterval: .milliseconds(1), flushRecheckInterval: .milliseconds(10),
+            queueRecheckInterval: .milliseconds(50))
     }
 
     func testPayloadReadingsTellWhichFramesTheKernelLetGoOf() {
@@ -120,7 +121,7 @@ final class KernelQueueAccountingTests: XCTestCase {
 
         queue.hold()
         XCTAssertEqual(queue.nextCheck(at: .milliseconds(300), pendingInCarbridge: true, flushWaiting: false),
-                       .milliseconds(310), "a held frame is looked at after the held recheck interval")
+                       .milliseconds(301), "a held frame is looked at after the held recheck interval")
         queue.observe(queued: 18, at: .milliseconds(300), pendingInCarbridge: true)
         queue.writeWouldBlock()
         XCTAssertEqual(queue.nextCheck(at: .milliseconds(300), pendingInCarbridge: true, flushWaiting: false),

@@ -167,4 +167,41 @@ final class KernelQueueTests: XCTestCase {
         XCTAssertEqual(Array(connector.writes.suffix(2)), ["M,0,50,1", "F,0,50,1"])
         XCTAssertEqual(connector.queueReadings - beforeRecheck, 1, "one reading for the recheck that sent two frames")
     }
+
+    func testAHeldFrameLeavesWithinAMillisecondOfTheQueueHavingRoom() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // The car acknowledges one frame at instants that fall between any two fixed recheck ticks.
+        for (index, ackAfter) in [Duration.microseconds(300), .microseconds(3_400), .microseconds(7_700), .milliseconds(42)]
+            .enumerated()
+        {
+            connector.kernelQueued = 0
+            try loop.run(until: loop.now().advanced(by: .milliseconds(100)))
+            for speed in [10, 20, 30] { link.send(motion(speed + index)) }
+            XCTAssertEqual(link.pendingFrames, [motion(30 + index)], "the third frame is held")
+            let written = connector.writes.count
+            let ackAt = loop.now().advanced(by: ackAfter)
+            _ = loop.schedule(at: ackAt) { connector.kernelQueued -= 9 }
+            XCTAssertTrue(try spin(loop, timeout: .seconds(1)) { connector.writes.count > written })
+            let delay = loop.now().duration(since: ackAt)
+            XCTAssertLessThanOrEqual(delay, .milliseconds(1), "the held frame left \(delay) after the queue had room")
+        }
+    }
+
+    func testShortRechecksOnlyWhileAFrameIsHeld() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // Two frames the car has not acknowledged, nothing held: only the stall watch looks at the queue.
+        link.send(motion(10))
+        link.send(motion(20))
+        let before = connector.queueReadings
+        try loop.run(until: loop.now().advanced(by: .milliseconds(200)))
+        XCTAssertLessThanOrEqual(connector.queueReadings - before, 4, "every 50 ms while the kernel holds bytes")
+    }
 }
