@@ -18,7 +18,11 @@ final class RadioFadeTests: XCTestCase {
         var handshakeAfterAccept: Double?
     }
 
-    private func fade(seconds outage: Double) throws -> Outcome {
+    /// carbridge on a pty driving a car behind a veth in its own network namespace, connected (the
+    /// handshake received) before `body` runs; everything is torn down after it.
+    private func withCarBehindRadio<T>(
+        _ body: (TestNetwork, CarListener, PseudoTerminal, CarbridgeProcess) throws -> T
+    ) throws -> T {
         try TestNetwork.requireRoot()
         let network = try TestNetwork()
         defer { network.tearDown() }
@@ -31,42 +35,48 @@ final class RadioFadeTests: XCTestCase {
             terminal: terminal)
         defer { if process.process.isRunning { process.signal(SIGKILL) } }
         XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, "never connected:\n\(process.stderr)")
-        XCTAssertEqual(car.handshakes, ["E,0,0,0"])
+        return try body(network, car, terminal, process)
+    }
 
-        terminal.type("e+++++")  // engine on, S = 50: streaming
-        XCTAssertTrue(car.wait { $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
+    private func fade(seconds outage: Double) throws -> Outcome {
+        try withCarBehindRadio { network, car, terminal, process in
+            XCTAssertEqual(car.handshakes, ["E,0,0,0"])
 
-        let fadeStart = monotonicSeconds()
-        try network.setCarLink(up: false)
-        // The fault: the stream runs into the dead radio for 0.3 s before the driver slows to 0.
-        usleep(300_000)
-        terminal.type("-----")
-        // The fault goes on: the radio stays down for `outage` s; meanwhile note when the stall is logged.
-        var stallNoticed: Double?
-        while monotonicSeconds() < fadeStart + outage {
-            if stallNoticed == nil, process.stderr.contains("stalled") { stallNoticed = monotonicSeconds() - fadeStart }
-            usleep(10_000)
+            terminal.type("e+++++")  // engine on, S = 50: streaming
+            XCTAssertTrue(car.wait { $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
+
+            let fadeStart = monotonicSeconds()
+            try network.setCarLink(up: false)
+            // The fault: the stream runs into the dead radio for 0.3 s before the driver slows to 0.
+            usleep(300_000)
+            terminal.type("-----")
+            // The fault goes on: the radio stays down for `outage` s; meanwhile note when the stall is logged.
+            var stallNoticed: Double?
+            while monotonicSeconds() < fadeStart + outage {
+                if stallNoticed == nil, process.stderr.contains("stalled") { stallNoticed = monotonicSeconds() - fadeStart }
+                usleep(10_000)
+            }
+            let fadeEnd = monotonicSeconds()
+            try network.setCarLink(up: true)
+
+            // The radio is back: whatever the kernel still held would arrive now; then the reconnect.
+            XCTAssertTrue(car.wait(timeout: 12) { $0.connectionCount >= 2 && !$0.received(onConnection: 2).isEmpty },
+                          "no reconnect with a handshake within 12 s of the radio's return:\n\(process.stderr)")
+            if stallNoticed == nil, car.wait(timeout: 2, { _ in process.stderr.contains("stalled") }) {
+                stallNoticed = outage  // noticed only after the outage ended: the outage is an upper bound
+            }
+            let stale = car.received(onConnection: 1).filter { $0.time > fadeEnd && $0.text.hasPrefix("M,") }
+            print("RadioFadeTests: connection 1 around the fade: " + car.received(onConnection: 1).filter { $0.time > fadeStart - 0.2 }
+                .map { String(format: "%+.3f %@", $0.time - fadeStart, $0.text) }.joined(separator: ", ")
+                + String(format: " (fade ended at %+.3f)", fadeEnd - fadeStart))
+            let second = car.received(onConnection: 2)
+            let accepted = car.acceptedAt.count >= 2 ? car.acceptedAt[1] : .nan
+            process.signal(SIGTERM)
+            XCTAssertEqual(process.waitForExit(), 0, process.stderr)
+            return Outcome(
+                staleAfterReturn: stale.map(\.text), stallNoticedAfter: stallNoticed,
+                secondConnectionFirst: second.first?.text, handshakeAfterAccept: second.first.map { $0.time - accepted })
         }
-        let fadeEnd = monotonicSeconds()
-        try network.setCarLink(up: true)
-
-        // The radio is back: whatever the kernel still held would arrive now; then the reconnect.
-        XCTAssertTrue(car.wait(timeout: 12) { $0.connectionCount >= 2 && !$0.received(onConnection: 2).isEmpty },
-                      "no reconnect with a handshake within 12 s of the radio's return:\n\(process.stderr)")
-        if stallNoticed == nil, car.wait(timeout: 2, { _ in process.stderr.contains("stalled") }) {
-            stallNoticed = outage  // noticed only after the outage ended: the outage is an upper bound
-        }
-        let stale = car.received(onConnection: 1).filter { $0.time > fadeEnd && $0.text.hasPrefix("M,") }
-        print("RadioFadeTests: connection 1 around the fade: " + car.received(onConnection: 1).filter { $0.time > fadeStart - 0.2 }
-            .map { String(format: "%+.3f %@", $0.time - fadeStart, $0.text) }.joined(separator: ", ")
-            + String(format: " (fade ended at %+.3f)", fadeEnd - fadeStart))
-        let second = car.received(onConnection: 2)
-        let accepted = car.acceptedAt.count >= 2 ? car.acceptedAt[1] : .nan
-        process.signal(SIGTERM)
-        XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        return Outcome(
-            staleAfterReturn: stale.map(\.text), stallNoticedAfter: stallNoticed,
-            secondConnectionFirst: second.first?.text, handshakeAfterAccept: second.first.map { $0.time - accepted })
     }
 
     private func report(_ name: String, _ outcome: Outcome) {
@@ -123,48 +133,38 @@ final class RadioFadeTests: XCTestCase {
     /// Streams at S=50, takes the radio down for `outage` s (under the default stall_timeout_ms 1000)
     /// while the driver presses Speed- (S=40).
     private func blip(seconds outage: Double) throws -> Blip {
-        try TestNetwork.requireRoot()
-        let network = try TestNetwork()
-        defer { network.tearDown() }
-        let car = try CarListener(host: network.carAddress, namespace: network.name)
-        defer { car.stop() }
-        let terminal = try PseudoTerminal()
-        defer { terminal.closeAll() }
-        let process = try CarbridgeProcess(
-            arguments: ["run", "--link", "tcp://\(network.carAddress):\(car.port)", "--log-level", "debug", "--no-view"],
-            terminal: terminal)
-        defer { if process.process.isRunning { process.signal(SIGKILL) } }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, "never connected:\n\(process.stderr)")
-        terminal.type("e+++++")  // engine on, S = 50: streaming
-        XCTAssertTrue(car.wait { $0.driven.count >= 8 && $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
-        let streamStart = car.driven.first { $0.text == "M,0,50,1" }?.time ?? 0
+        try withCarBehindRadio { network, car, terminal, process in
+            terminal.type("e+++++")  // engine on, S = 50: streaming
+            XCTAssertTrue(car.wait { $0.driven.count >= 8 && $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
+            let streamStart = car.driven.first { $0.text == "M,0,50,1" }?.time ?? 0
 
-        let radio = try CarRadio(network)
-        try radio.set(up: false)
-        let fadeStart = monotonicSeconds()
-        // The driver slows to S = 40 as the radio goes: after the return an S = 50 frame is stale.
-        terminal.type("-")
-        usleep(useconds_t(outage * 1_000_000))  // the fault: the radio stays down this long
-        let returning = monotonicSeconds()  // the radio is back somewhere in `ip addr add`
-        try radio.set(up: true)
-        let fadeEnd = monotonicSeconds()
+            let radio = try CarRadio(network)
+            try radio.set(up: false)
+            let fadeStart = monotonicSeconds()
+            // The driver slows to S = 40 as the radio goes: after the return an S = 50 frame is stale.
+            terminal.type("-")
+            usleep(useconds_t(outage * 1_000_000))  // the fault: the radio stays down this long
+            let returning = monotonicSeconds()  // the radio is back somewhere in `ip addr add`
+            try radio.set(up: true)
+            let fadeEnd = monotonicSeconds()
 
-        let fresh = { car.received(onConnection: 1).first { $0.text == "M,0,40,1" && $0.time > returning } }
-        car.wait(timeout: 3) { fresh() != nil || $0.connectionCount > 1 }
-        // Past the stall timeout from the fade's start: a stall, had there been one, is logged by now.
-        car.wait(timeout: max(0.1, fadeStart + 1.5 - monotonicSeconds())) { _ in process.stderr.contains("stalled") }
-        let first = car.received(onConnection: 1)
-        process.signal(SIGTERM)
-        XCTAssertEqual(process.waitForExit(), 0, process.stderr)
-        return Blip(
-            outage: outage, measured: fadeEnd - fadeStart, connections: car.connectionCount,
-            stalled: process.stderr.contains("stalled"),
-            resumedAfter: fresh().map { $0.time - returning },
-            stale: first.filter { $0.time > returning && $0.text == "M,0,50,1" }.map(\.text),
-            stops: first.filter { $0.time > streamStart && ($0.text.hasPrefix("E,") || $0.text.hasPrefix("M,0,0,")) }
-                .map(\.text),
-            timeline: first.filter { $0.time > fadeStart - 0.12 }.prefix(8)
-                .map { String(format: "%+.3f %@", $0.time - returning, $0.text) }.joined(separator: ", "))
+            let fresh = { car.received(onConnection: 1).first { $0.text == "M,0,40,1" && $0.time > returning } }
+            car.wait(timeout: 3) { fresh() != nil || $0.connectionCount > 1 }
+            // Past the stall timeout from the fade's start: a stall, had there been one, is logged by now.
+            car.wait(timeout: max(0.1, fadeStart + 1.5 - monotonicSeconds())) { _ in process.stderr.contains("stalled") }
+            let first = car.received(onConnection: 1)
+            process.signal(SIGTERM)
+            XCTAssertEqual(process.waitForExit(), 0, process.stderr)
+            return Blip(
+                outage: outage, measured: fadeEnd - fadeStart, connections: car.connectionCount,
+                stalled: process.stderr.contains("stalled"),
+                resumedAfter: fresh().map { $0.time - returning },
+                stale: first.filter { $0.time > returning && $0.text == "M,0,50,1" }.map(\.text),
+                stops: first.filter { $0.time > streamStart && ($0.text.hasPrefix("E,") || $0.text.hasPrefix("M,0,0,")) }
+                    .map(\.text),
+                timeline: first.filter { $0.time > fadeStart - 0.12 }.prefix(8)
+                    .map { String(format: "%+.3f %@", $0.time - returning, $0.text) }.joined(separator: ", "))
+        }
     }
 
     /// Three tries of a `outage` s blip, each keeping the connection and resuming within 300 ms.
