@@ -1,3 +1,5 @@
+import CBluetooth  // owns <netinet/in.h>'s IPPROTO_TCP in this target (as in StreamConnector.swift)
+import CLinux
 import DriveSystem
 import Glibc
 
