@@ -63,10 +63,19 @@ commit_date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
 # a blank line inside a command's discussion is a paragraph break, which mdoc spells .Pp (groff warns
 # about empty lines, and lintian with it).
 rm -f "$stage/man/carbridge.help.1"
-sed -i 's/^$/.Pp/' "$stage/man/"*.1
+sed -i -e 's/^$/.Pp/' -e '/^\.Xr carbridge\.help 1/d' "$stage/man/"*.1
+# A subcommand's page is named carbridge.NAME(1); its NAME line says so (`.Nm carbridge.NAME`, which
+# mandb's whatis parser reads; "carbridge NAME" with a space it cannot), its SYNOPSIS keeps the command
+# as typed.
+for page in "$stage/man/"carbridge.*.1; do
+  sub=$(basename "$page" .1)
+  sub=${sub#carbridge.}
+  sed -i -e "s/^\.Nm \"carbridge $sub\"\$/.Nm carbridge.$sub/" -e "s/^\.Nm\$/.Nm \"carbridge $sub\"/" "$page"
+done
 "$bin" config-reference --format man > "$stage/man/carbridge.toml.5"
 "$bin" config-reference --format toml > "$stage/carbridge.toml"
-"$bin" --generate-completion-script bash > "$stage/completions/carbridge"
+# bash-completion sources the file: no #! line (lintian: bash-completion-with-hashbang).
+"$bin" --generate-completion-script bash | sed '1{/^#!/d}' > "$stage/completions/carbridge"
 "$bin" --generate-completion-script zsh > "$stage/completions/_carbridge"
 "$bin" --generate-completion-script fish > "$stage/completions/carbridge.fish"
 cp config/kiosk.toml config/gamepad.toml config/tilt-gamepad.toml config/tilt-laptop.toml "$stage/examples/"

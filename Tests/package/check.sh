@@ -37,7 +37,8 @@ sed 's/^/  lintian: /' "$tmp/lintian" | grep -E '^  lintian: [EW]: ' | head -20
 [ "$errors" = 0 ]
 check "lintian reports no errors" $? "$errors error(s): $(grep '^E: ' "$tmp/lintian" | head -3 | tr '\n' ' ')"
 
-# Every path the package must ship (issue 15).
+# Every path the package must ship (issue 15). The changelog is changelog.gz, not changelog.Debian.gz: the
+# package is native (debian/ lives in carbridge's own repository; policy 12.7 names it so then).
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$tmp/contents"
 required=(
   /usr/bin/carbridge
@@ -58,7 +59,7 @@ required=(
   /etc/carbridge/carbridge.toml
   /usr/share/doc/carbridge/examples/kiosk.toml
   /usr/share/doc/carbridge/copyright
-  /usr/share/doc/carbridge/changelog.Debian.gz
+  /usr/share/doc/carbridge/changelog.gz
 )
 missing=()
 for path in "${required[@]}"; do grep -qxF "$path" "$tmp/contents" || missing+=("$path"); done
