@@ -89,6 +89,22 @@ check "the binary needs no Swift runtime library (ldd)" $? "$swiftlibs"
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= "$bin" --help > "$tmp/help" 2>&1 && grep -q "SUBCOMMANDS" "$tmp/help"
 check "the packaged binary runs --help" $? "$(head -3 "$tmp/help")"
 
+# The packaged binary's resident memory once it drives (a figure, not a check): `run` on the dry-run link
+# until its first frame, the safety handshake, is out; then VmRSS, then SIGTERM.
+coproc RUN { exec "$bin" run --link stdout --no-keyboard --no-view 2>/dev/null; }
+run_pid=$RUN_PID
+handshake=""
+while IFS= read -r -t 10 line <&"${RUN[0]}"; do
+  if [[ $line == *E,0,0,0* ]]; then handshake=$line; break; fi
+done
+if [ -n "$handshake" ]; then
+  echo "METRIC package_carbridge_rss_kib $(awk '/^VmRSS:/ {print $2}' "/proc/$run_pid/status")"
+fi
+kill -TERM "$run_pid" 2>/dev/null
+wait "$run_pid" 2>/dev/null
+[ -n "$handshake" ]
+check "the packaged binary runs: its first frame on the dry-run link is the handshake" $? "no E,0,0,0 within 10 s"
+
 bad_pages=()
 pages=0
 for page in "$tmp"/root/usr/share/man/man*/*.gz; do
