@@ -44,6 +44,8 @@ public struct CarbridgeConfig: Sendable {
         public var keyboard: DeviceMatch = ConfigKeys.keyDevice.defaultValue
         /// `grab`: take the gamepad exclusively (EVIOCGRAB) so the desktop ignores it.
         public var grab: Bool = ConfigKeys.grab.defaultValue
+        /// `mapping_db`: the user's GameControllerDB file; nil = none.
+        public var mappingDB: String? = ConfigKeys.mappingDB.defaultValue
     }
 
     /// `[dashboard]`: the web dashboard and `/metrics` (off unless `listen` is set).

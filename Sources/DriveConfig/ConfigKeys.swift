@@ -164,6 +164,21 @@ public enum ConfigKeys {
         "devices", "grab", default: false,
         doc: "Take the gamepad exclusively (EVIOCGRAB) so the desktop does not also act on it.", at: \.devices.grab)
 
+    /// `[devices] mapping_db`.
+    public static let mappingDB: ConfigKey<String?> = ConfigKey(
+        "devices", "mapping_db", .string, default: .string(""),
+        doc: "A GameControllerDB file of your own (SDL's format, one line per pad); \"\" = none.",
+        details: [
+            "A pad's layout: the [buttons] table (the pad's own codes, as `carbridge monitor` shows them), else",
+            "this file, else SDL_GAMECONTROLLERCONFIG from the environment, else the built-in community DB,",
+            "else the kernel's codes. A pad with a DB entry works with the default [buttons] and axis_x.",
+        ],
+        at: \.devices.mappingDB
+    ) { scalar throws(ConfigValueError) in
+        let path = scalar.stringValue ?? ""
+        return path.isEmpty ? nil : path
+    }
+
     // MARK: [steering]
 
     /// `[steering] source`.
@@ -329,7 +344,7 @@ public enum ConfigKeys {
         ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(
-            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab]),
+            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, mappingDB]),
         ConfigTableDeclaration(
             "steering", doc: "Stick or tilt to the steering angle.",
             keys: [
