@@ -72,6 +72,14 @@ public struct CarbridgeConfig: Sendable {
         public var sessionLimit: Duration? = ConfigKeys.sessionLimit.defaultValue
     }
 
+    /// `[feedback]`: what the pad tells the driver.
+    public struct Feedback: Sendable {
+        /// `rumble`: buzz the pad on engine on, stops, a kiosk turn's end and the speed cap.
+        public var rumble: Bool = ConfigKeys.rumble.defaultValue
+        /// `strength`: 0…1 of the motors' full strength.
+        public var strength: Double = ConfigKeys.rumbleStrength.defaultValue
+    }
+
     /// Where θ comes from.
     public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none }
     /// How a stick becomes θ.
@@ -151,6 +159,8 @@ public struct CarbridgeConfig: Sendable {
     public var keyboard: Keyboard = Keyboard()
     /// `[kiosk]`.
     public var kiosk: Kiosk = Kiosk()
+    /// `[feedback]`.
+    public var feedback: Feedback = Feedback()
     /// `[devices]`.
     public var devices: Devices = Devices()
     /// `[steering]`.

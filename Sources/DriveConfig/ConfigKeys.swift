@@ -179,6 +179,23 @@ public enum ConfigKeys {
         return path.isEmpty ? nil : path
     }
 
+    // MARK: [feedback]
+
+    /// `[feedback] rumble`.
+    public static let rumble: ConfigKey<Bool> = .boolean(
+        "feedback", "rumble", default: true,
+        doc: "Buzz the pad (FF_RUMBLE) on engine on, a stop, a kiosk turn's last 10 s and the speed cap.",
+        details: [
+            "Engine on: one short pulse; link lost or input lost: one long; turn ending in 10 s: two short;",
+            "Speed+ at max_speed: one very short. Pads without force feedback are skipped silently.",
+        ],
+        at: \.feedback.rumble)
+
+    /// `[feedback] strength`.
+    public static let rumbleStrength: ConfigKey<Double> = .number(
+        "feedback", "strength", default: 0.75, range: 0...1,
+        doc: "How strong the rumble is, 0 (off) to 1 (the motors' full strength).", at: \.feedback.strength)
+
     // MARK: [steering]
 
     /// `[steering] source`.
@@ -341,6 +358,8 @@ public enum ConfigKeys {
             "drive", doc: "The state machine: streaming, speed cap, idle and input-loss policies.",
             keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
         ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
+        ConfigTableDeclaration(
+            "feedback", doc: "What the pad tells the driver (rumble).", keys: [rumble, rumbleStrength]),
         ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(

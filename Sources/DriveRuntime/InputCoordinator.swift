@@ -60,6 +60,8 @@ public final class InputCoordinator {
     private let layouts: PadLayoutResolver
     /// The translator of each pad with a DB layout, by its syspath (or the name it was attached with).
     @exclusivity(unchecked) private var translators: [String: PadTranslator] = [:]
+    /// The rumble motors of the open pads that have them, by syspath.
+    private var motors: [String: RumbleMotor] = [:]
     /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
     private var noticed: Set<String> = []
 
@@ -240,7 +242,27 @@ public final class InputCoordinator {
         }
         opened(entry)
         // Before any frame: the source delivers from the loop only, after this returns.
-        if role == .gamepad, let evdev = source as? EvdevDevice { useLayout(for: evdev.info, key: syspath, source: name) }
+        if role == .gamepad, let evdev = source as? EvdevDevice {
+            useLayout(for: evdev.info, key: syspath, source: name)
+            openMotor(evdev.path, key: syspath)
+        }
+    }
+
+    // MARK: rumble
+
+    /// Opens the pad's rumble motors when `[feedback] rumble` is on and it has `FF_RUMBLE` (else nothing).
+    private func openMotor(_ path: String, key: String) {
+        guard config.feedback.rumble, config.feedback.strength > 0 else { return }
+        let patterns = RumbleCue.allCases.map(\.pattern)
+        if let motor = RumbleMotor(path: path, patterns: patterns, strength: config.feedback.strength) {
+            motors[key] = motor
+            logger.debug("rumble: \(path) has FF_RUMBLE")
+        }
+    }
+
+    /// Plays `cue` on every open pad that has rumble motors (one `write` each, never blocking).
+    public func rumble(_ cue: RumbleCue) {
+        for motor in motors.values { motor.play(cue.rawValue) }
     }
 
     private func opened(_ entry: Active) {
@@ -276,6 +298,7 @@ public final class InputCoordinator {
 
     private func close(_ syspath: String) {
         translators[syspath] = nil
+        motors.removeValue(forKey: syspath)?.close()
         guard let entry = active.removeValue(forKey: syspath) else { return }
         switch entry.state {
         case .opening(let retry): retry?.cancel()
