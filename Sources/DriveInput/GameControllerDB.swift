@@ -74,12 +74,18 @@ public struct GameControllerDB: Sendable {
     /// Adds every mapping in `text` (one per line; `#` comments and blank lines skipped). Lines for another
     /// platform are skipped; from a file, SDL also skips lines without a `platform:` (`requirePlatform`),
     /// from the environment it takes them. Returns the lines that are not mappings.
+    /// With `only`, just the lines whose GUID has that GUID's bus, vendor and product are parsed (the
+    /// others could never match it): a pad's lookup in the 700-line built-in DB parses a handful.
     @discardableResult
-    public mutating func add(text: String, source: Source, requirePlatform: Bool = true) -> [Problem] {
+    public mutating func add(
+        text: String, source: Source, requirePlatform: Bool = true, only device: SDLJoystickGUID? = nil
+    ) -> [Problem] {
         var problems: [Problem] = []
         var number = 0
+        let wanted: [UInt8]? = device.flatMap { $0.vendor != 0 ? Array($0.description.utf8) : nil }
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
+            if let wanted, !Self.mayMatch(line.utf8, wanted) { continue }
             do {
                 guard let mapping = try GameControllerMapping.parse(line: line) else { continue }
                 if let platform = mapping.platform {
@@ -93,6 +99,22 @@ public struct GameControllerDB: Sendable {
             }
         }
         return problems
+    }
+
+    /// True when `line` starts with a GUID whose bus (hex digits 0–3), vendor (8–11) and product
+    /// (16–19) are those of `wanted` (lower-case hex), in either case.
+    private static func mayMatch(_ line: Substring.UTF8View, _ wanted: [UInt8]) -> Bool {
+        var index = line.startIndex
+        for offset in 0..<20 {
+            guard index != line.endIndex else { return false }
+            let byte = line[index]
+            if offset < 4 || (offset >= 8 && offset < 12) || offset >= 16 {
+                let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte + 32 : byte
+                if lower != wanted[offset] { return false }
+            }
+            index = line.index(after: index)
+        }
+        return true
     }
 
     /// Adds one entry, replacing an earlier one with the same GUID and name CRC.

@@ -38,8 +38,9 @@ public final class RumbleMotor {
         self.path = path
         fd = cb_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
+        // Once every property is set, a failed init still runs deinit: `close()` leaves fd at -1.
         guard Self.hasRumble(fd) else {
-            Syscall.close(fd)
+            close()
             return nil
         }
         let scale = min(max(strength, 0), 1) * 65535
@@ -52,7 +53,7 @@ public final class RumbleMotor {
             effect.u.rumble.strong_magnitude = UInt16(min(max(pattern.strong, 0), 1) * scale)
             effect.u.rumble.weak_magnitude = UInt16(min(max(pattern.weak, 0), 1) * scale)
             guard cb_ioctl_ptr(fd, Self.uploadRequest, &effect) >= 0 else {
-                Syscall.close(fd)
+                close()
                 return nil
             }
             effectIDs.append(effect.id)

@@ -22,7 +22,8 @@ public final class PadLayoutResolver {
 
     private let usesButtonsTable: Bool
     private let texts: [(text: String, source: GameControllerDB.Source, requirePlatform: Bool)]
-    private var database: GameControllerDB?
+    /// The user's lines parsed once (they are few, and their problems are worth one warning each).
+    private var userDatabase: GameControllerDB?
     private var problems: [String] = []
 
     /// Reads the user's sources for `config`; `environment` is looked up for SDL's variables (the
@@ -57,11 +58,11 @@ public final class PadLayoutResolver {
     /// The layout of the pad `info` describes.
     public func resolve(_ info: InputDeviceInfo) -> Resolution {
         if usesButtonsTable { return Resolution(layout: .untranslated(.buttonsTable), notice: nil, problems: []) }
-        let database = loadedDatabase()
-        let reported = problems
-        problems = []
         let guid = SDLJoystickGUID(
             bustype: info.bustype, vendor: info.vendor, product: info.product, version: info.version, name: info.name)
+        let database = database(for: guid)
+        let reported = problems
+        problems = []
         if let entry = database.entry(for: guid) {
             let origin = PadLayout.Origin.database(name: entry.mapping.name, source: entry.source, line: entry.line)
             return Resolution(layout: PadLayout(mapping: entry.mapping, info: info, origin: origin), notice: nil, problems: reported)
@@ -75,15 +76,19 @@ public final class PadLayoutResolver {
         return Resolution(layout: .untranslated(.kernel), notice: notice, problems: reported)
     }
 
-    private func loadedDatabase() -> GameControllerDB {
-        if let database { return database }
-        var loaded = GameControllerDB()
-        for (text, source, requirePlatform) in texts {
-            let bad = loaded.add(text: text, source: source, requirePlatform: requirePlatform)
-            // The built-in DB is tested whole; only the user's lines are worth a warning.
-            if source != .shipped { problems += bad.map(\.description) }
+    /// The lines that may match `guid`: the built-in DB's few candidates (a full parse of its 700 lines
+    /// would hold the loop for seconds on a slow machine), then the user's sources, later ones winning.
+    private func database(for guid: SDLJoystickGUID) -> GameControllerDB {
+        if userDatabase == nil {
+            var loaded = GameControllerDB()
+            for (text, source, requirePlatform) in texts where source != .shipped {
+                problems += loaded.add(text: text, source: source, requirePlatform: requirePlatform).map(\.description)
+            }
+            userDatabase = loaded
         }
-        database = loaded
-        return loaded
+        var database = GameControllerDB()
+        database.add(text: ShippedGameControllerDB.text, source: .shipped, only: guid)
+        for entry in userDatabase?.entries ?? [] { database.add(entry) }
+        return database
     }
 }
