@@ -81,10 +81,14 @@ public struct GameControllerDB: Sendable {
         text: String, source: Source, requirePlatform: Bool = true, only device: SDLJoystickGUID? = nil
     ) -> [Problem] {
         var problems: [Problem] = []
-        var number = 0
         let wanted: [UInt8]? = device.flatMap { $0.vendor != 0 ? Array($0.description.utf8) : nil }
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
+        let lines: [(number: Int, text: Substring)]
+        if let wanted, let candidates = Self.candidateLines(of: text, wanted: wanted) {
+            lines = candidates
+        } else {
+            lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { ($0.offset + 1, $0.element) }
+        }
+        for (number, line) in lines {
             if let wanted, !Self.mayMatch(line.utf8, wanted) { continue }
             do {
                 guard let mapping = try GameControllerMapping.parse(line: line) else { continue }
@@ -99,6 +103,38 @@ public struct GameControllerDB: Sendable {
             }
         }
         return problems
+    }
+
+    /// The numbered lines of `text` that may match `wanted`, found with `memchr` over the text's bytes so
+    /// the hundreds of other lines cost no allocation (nil when the text is not contiguous UTF-8).
+    private static func candidateLines(of text: String, wanted: [UInt8]) -> [(number: Int, text: Substring)]? {
+        var text = text
+        return text.withUTF8 { bytes -> [(number: Int, text: Substring)] in
+            guard let base = bytes.baseAddress else { return [] }
+            var found: [(number: Int, text: Substring)] = []
+            var start = 0
+            var number = 1
+            while start <= bytes.count {
+                let end: Int
+                if let newline = memchr(base + start, 0x0a, bytes.count - start) {
+                    end = base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                } else {
+                    end = bytes.count
+                }
+                if end - start >= 20, (0..<20).allSatisfy({ offset in
+                    let isIdentity = offset < 4 || (offset >= 8 && offset < 12) || offset >= 16
+                    let byte = base[start + offset]
+                    let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte + 32 : byte
+                    return !isIdentity || lower == wanted[offset]
+                }) {
+                    let line = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    found.append((number, Substring(line)))
+                }
+                number += 1
+                start = end + 1
+            }
+            return found
+        }
     }
 
     /// True when `line` starts with a GUID whose bus (hex digits 0–3), vendor (8–11) and product
