@@ -48,6 +48,11 @@ public final class MonitorSession {
         let printer = MonitorPrinter(config: config, loop: loop, printEverySample: options.printEverySample, output: output)
         self.printer = printer
         inputs.onFrame = { frame, role, source in printer.frame(frame, role: role, source: source) }
+        inputs.onLayout = { source, layout in
+            printer.flush()
+            printer.standardNames[source] = (layout.keyNames, layout.axisNames)
+            output("  layout of \(source): \(layout.summary)")
+        }
         inputs.onControl = { control in printer.control(control) }
         inputs.onDeviceChange = { description, added in
             printer.flush()
@@ -127,6 +132,8 @@ private final class MonitorPrinter {
     private let configFile: String?
     private let output: (String) -> Void
     private var pending: Pending?
+    /// Each pad's standard names by code (from its GameControllerDB layout), by source name.
+    var standardNames: [String: (keys: [UInt16: [String]], axes: [UInt16: [String]])] = [:]
     private var lastSamplePrinted: Instant?
 
     init(config: CarbridgeConfig, loop: EventLoop, printEverySample: Bool, output: @escaping (String) -> Void) {
@@ -143,7 +150,10 @@ private final class MonitorPrinter {
 
     func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
         flush()
-        pending = Pending(time: loop.now(), source: source, role: role, raw: formatter.describe(frame))
+        let names = standardNames[source]
+        pending = Pending(
+            time: loop.now(), source: source, role: role,
+            raw: formatter.describe(frame, keyNames: names?.keys ?? [:], axisNames: names?.axes ?? [:]))
         // The mapper's controls for this frame arrive synchronously after this call.
         loop.execute { [weak self] in self?.flush() }
     }
