@@ -38,6 +38,7 @@ public final class InputCoordinator {
     private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
         guard let self else { return }
         var events = self.takeScratch()
+        self.refreshDriveState()
         self.mapper.tick(at: self.loop.now(), into: &events)
         self.deliver(&events)
     }
@@ -67,6 +68,8 @@ public final class InputCoordinator {
     public var onCalibrate: ((Double) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
+    /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
+    public var driveState: (() -> DriveState)?
 
     /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded).
     public init(config: CarbridgeConfig, loop: EventLoop, logger: Logger) throws {
@@ -102,7 +105,8 @@ public final class InputCoordinator {
 
     /// Replays an evemu recording instead of live devices, with its timing.
     public func startReplay(_ recording: EvemuRecording) {
-        let role: DeviceRole = recording.info.isAccelerometer ? .accelerometer : .gamepad
+        let role: DeviceRole = DeviceClassifier.isBalanceBoard(name: recording.info.name)
+            ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop)
         let name = "replay \"\(recording.info.name)\""
         player.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
@@ -284,8 +288,14 @@ public final class InputCoordinator {
             restored(.accelerometer)
         }
         var events = takeScratch()
+        refreshDriveState()
         mapper.handle(frame, role: role, into: &events)
         deliver(&events)
+    }
+
+    /// Hands the machine's current state to the mapper before it maps (hands-free controls depend on it).
+    private func refreshDriveState() {
+        if let driveState { mapper.driveState = driveState() }
     }
 
     /// The reusable event array, empty (taken out of `scratch`, so a control delivered from it that

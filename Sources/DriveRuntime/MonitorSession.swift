@@ -98,9 +98,18 @@ public final class MonitorSession {
                 + "sensitivity \(steering.sensitivity))"
         case .none:
             text = "no steering"
+        case .board:
+            text = "steering by board (deadzone \(config.board.deadzone), full scale \(config.board.fullScale))"
         }
         text += ", hysteresis \(config.drive.hysteresisDegrees)°"
         if !config.throttle.axis.isEmpty { text += ", throttle \(config.throttle.axis)" }
+        switch config.throttle.source {
+        case .trigger: break
+        case .tilt:
+            text += ", throttle by pitch (axes \(config.throttle.pitchAxes), neutral \(config.throttle.neutralDegrees)°, "
+                + "deadzone \(config.throttle.deadzoneDegrees)°, full \(config.throttle.fullDegrees)°)"
+        case .board: text += ", throttle by board"
+        }
         let buttons = config.buttons.map { "\($0.button)=\($0.action.rawValue)" }
             + config.longPressButtons.map { "long \($0.button)=\($0.action.rawValue)" }
         text += "; buttons " + (buttons.isEmpty ? "none" : buttons.joined(separator: " "))
