@@ -49,6 +49,8 @@ public final class MonitorSession {
         self.printer = printer
         inputs.onFrame = { frame, role, source in printer.frame(frame, role: role, source: source) }
         inputs.onControl = { control in printer.control(control) }
+        // Hands-free controls are worked out against the (would-be) car's state: the monitor's own machine.
+        inputs.driveState = { [unowned printer] in printer.driveState }
         inputs.onDeviceChange = { description, added in
             printer.flush()
             output(added ? "+ \(description)" : "- \(description) gone (the car would stop)")
@@ -138,6 +140,9 @@ private final class MonitorPrinter {
     private var pending: Pending?
     private var lastSamplePrinted: Instant?
 
+    /// The monitor's machine's state (what a connected car would be doing).
+    var driveState: DriveState { machine.state }
+
     init(config: CarbridgeConfig, loop: EventLoop, printEverySample: Bool, output: @escaping (String) -> Void) {
         formatter = MonitorFormatter(hysteresisDegrees: config.drive.hysteresisDegrees, resolver: EventCodeNames())
         machine = DriveMachine(settings: config.drive)
@@ -152,7 +157,8 @@ private final class MonitorPrinter {
 
     func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
         flush()
-        pending = Pending(time: loop.now(), source: source, role: role, raw: formatter.describe(frame))
+        let raw = role == .board ? formatter.describeBoard(frame) : formatter.describe(frame)
+        pending = Pending(time: loop.now(), source: source, role: role, raw: raw)
         // The mapper's controls for this frame arrive synchronously after this call.
         loop.execute { [weak self] in self?.flush() }
     }
