@@ -89,6 +89,9 @@ public struct ControlMapper {
             && (gravity.x != 0 || gravity.y != 0 || gravity.z != 0)
     }
 
+    /// What a hands-free rider is doing (for the views); nil when nothing is hands-free.
+    public var handsFreeReading: HandsFreeReading? { handsFree?.reading }
+
     /// The tilt's neutral roll in degrees (after calibration), nil without tilt steering.
     public var tiltNeutralDegrees: Double? { tilt?.settings.neutralDegrees }
 

@@ -85,6 +85,22 @@ public struct HandsFreeMapper: Hashable, Sendable {
         arming = settings.arming.map { HandsFreeArming(settings: $0) }
     }
 
+    /// What the rider is doing, for the views.
+    public var reading: HandsFreeReading {
+        let arming: HandsFreeReading.Arming
+        switch self.arming?.state {
+        case nil: arming = .off
+        case .absent?, .unsettled?: arming = .waiting
+        case .settling?: arming = .settling
+        case .armed?: arming = .armed
+        case .leaving?: arming = .leaving
+        }
+        let centre = settings.usesBoard ? board.centreOfPressure : nil
+        return HandsFreeReading(
+            arming: arming, pitchDegrees: pitch != nil ? lastThrottleLean : nil,
+            weightKilograms: settings.usesBoard ? board.weight : nil, centreX: centre?.x, centreY: centre?.y)
+    }
+
     /// The earliest instant `tick` has work (arming, the engine going off); nil when none.
     public var nextDeadline: Instant? { arming?.nextDeadline }
 

@@ -41,6 +41,7 @@ public final class InputCoordinator {
         self.refreshDriveState()
         self.mapper.tick(at: self.loop.now(), into: &events)
         self.deliver(&events)
+        self.reportHandsFree()
     }
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
     @exclusivity(unchecked) private var scratch: [MappedEvent] = []
@@ -68,6 +69,8 @@ public final class InputCoordinator {
     public var onCalibrate: ((Double) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
+    /// The hands-free rider's reading after each frame and tick (only when something is hands-free).
+    public var onHandsFree: ((HandsFreeReading) -> Void)?
     /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
     public var driveState: (() -> DriveState)?
 
@@ -291,6 +294,11 @@ public final class InputCoordinator {
         refreshDriveState()
         mapper.handle(frame, role: role, into: &events)
         deliver(&events)
+        if role == .accelerometer || role == .board { reportHandsFree() }
+    }
+
+    private func reportHandsFree() {
+        if let onHandsFree, let reading = mapper.handsFreeReading { onHandsFree(reading) }
     }
 
     /// Hands the machine's current state to the mapper before it maps (hands-free controls depend on it).

@@ -51,6 +51,8 @@ final class HandsFreeBridgeTests: XCTestCase {
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
         inputs.driveState = { [weak bridge] in bridge?.state ?? .initial }
+        let model = RunViewModel(observing: bridge)
+        inputs.onHandsFree = { reading in model.handsFree = reading }
         let board = FakeBoard()
         try inputs.attach(board, role: .board, name: "board")
         defer { inputs.stop() }
@@ -62,6 +64,8 @@ final class HandsFreeBridgeTests: XCTestCase {
         try DriveTestSupport.run(loop, for: .milliseconds(1))
         XCTAssertTrue(bridge.state.engineOn, "armed after 2 s still on the board")
         XCTAssertEqual(link.texts, [], "engine on sends nothing by itself")
+        XCTAssertEqual(model.snapshot.handsFree, HandsFreeReading(arming: .armed, weightKilograms: 60, centreX: 0, centreY: 0),
+                       "the view sees the rider armed (the timer's tick reports too)")
 
         board.stand(60, y: 0.3, at: loop.now())
         XCTAssertEqual(link.texts, ["M,0,120,1"], "lean forward")
@@ -75,6 +79,8 @@ final class HandsFreeBridgeTests: XCTestCase {
         XCTAssertEqual(link.texts, ["M,0,0,1"], "stepping off at speed: the stop frame at once")
         XCTAssertEqual(link.frames.first?.time, stepOff)
         XCTAssertEqual(bridge.state.speed, 0)
+        XCTAssertEqual(model.snapshot.handsFree?.arming, .leaving)
+        XCTAssertEqual(model.snapshot.handsFree?.weightKilograms, 3)
         try DriveTestSupport.run(loop, for: .milliseconds(4999))
         XCTAssertEqual(link.texts, ["M,0,0,1"], "nothing streams at S = 0")
         try DriveTestSupport.run(loop, for: .milliseconds(1))

@@ -24,3 +24,15 @@ final class MonitorBoardTests: XCTestCase {
                        "BTN_SOUTH up", "a frame without cells is described as any frame")
     }
 }
+
+/// The run view's rider line.
+final class RunViewRiderTests: XCTestCase {
+    func testRiderLineShowsWhatIsKnown() {
+        var snapshot = RunSnapshot(linkName: "sim", linkStatus: "up")
+        XCTAssertFalse(RunView.render(snapshot).contains("Rider"), "nothing hands-free: no line")
+        snapshot.handsFree = HandsFreeReading(arming: .armed, weightKilograms: 60, centreX: -0.3, centreY: 0.3)
+        XCTAssertTrue(RunView.render(snapshot).contains("Rider armed   60.0 kg   CoP x -0.3 y +0.3\r\n"), RunView.render(snapshot))
+        snapshot.handsFree = HandsFreeReading(arming: .settling, pitchDegrees: 12.4)
+        XCTAssertTrue(RunView.render(snapshot).contains("Rider settling   pitch +12.5°\r\n"), RunView.render(snapshot))
+    }
+}
