@@ -116,9 +116,10 @@ public struct HandsFreeMapper: Hashable, Sendable {
     ) {
         guard let tiltLean, let lean = pitch?.update(gravity: gravity, at: now) else { return }
         lastThrottleLean = lean
+        var drive = drive
         if arming != nil {
             let still = tiltLean.isInDeadZone(lean) && (rollDegrees.map { tiltLean.isInDeadZone($0) } ?? true)
-            arm(present: true, still: still, at: now, drive: drive, into: &events)
+            arm(present: true, still: still, at: now, drive: &drive, into: &events)
         }
         throttle(lean: lean, mapper: tiltLean, drive: drive, into: &events)
     }
@@ -130,9 +131,10 @@ public struct HandsFreeMapper: Hashable, Sendable {
         guard board.apply(axes) else { return nil }
         let present = presence.update(kilograms: board.weight)
         let centre = board.centreOfPressure
+        var drive = drive
         if arming != nil {
             let still = boardLean.isInDeadZone(centre.x) && boardLean.isInDeadZone(centre.y)
-            arm(present: present, still: still, at: now, drive: drive, into: &events)
+            arm(present: present, still: still, at: now, drive: &drive, into: &events)
         } else if !present, drive.engineOn {
             // Presence is the dead-man even without arming.
             stop(drive: drive, into: &events)
@@ -147,7 +149,8 @@ public struct HandsFreeMapper: Hashable, Sendable {
     /// Does what is due at `now` (arming, the engine going off).
     public mutating func tick(at now: Instant, drive: DriveState, into events: inout [MappedEvent]) {
         guard let actions = arming?.tick(at: now) else { return }
-        perform(actions, drive: drive, into: &events)
+        var drive = drive
+        perform(actions, drive: &drive, into: &events)
     }
 
     /// The device went away: forget the rider, the filter and the cells; the loss itself stops the car.
@@ -176,13 +179,19 @@ public struct HandsFreeMapper: Hashable, Sendable {
 
     // MARK: - Helpers
 
-    private mutating func arm(present: Bool, still: Bool, at now: Instant, drive: DriveState, into events: inout [MappedEvent]) {
+    private mutating func arm(present: Bool, still: Bool, at now: Instant, drive: inout DriveState, into events: inout [MappedEvent]) {
         guard let actions = arming?.update(present: present, still: still, at: now) else { return }
-        perform(actions, drive: drive, into: &events)
+        perform(actions, drive: &drive, into: &events)
     }
 
-    private mutating func perform(_ actions: [HandsFreeArming.Action], drive: DriveState, into events: inout [MappedEvent]) {
+    /// Turns arming's actions into controls; `drive` is updated to what they will make of the machine's
+    /// state (the engine), so the throttle in the same sample works against it.
+    private mutating func perform(_ actions: [HandsFreeArming.Action], drive: inout DriveState, into events: inout [MappedEvent]) {
         var engineOn = drive.engineOn
+        defer {
+            drive.engineOn = engineOn
+            if !engineOn { drive.speed = 0 }
+        }
         for action in actions {
             switch action {
             case .arm:
@@ -194,6 +203,7 @@ public struct HandsFreeMapper: Hashable, Sendable {
                 commandedSpeed = 0
             case .stop:
                 stop(drive: drive, into: &events)
+                drive.speed = 0
             case .engineOff:
                 if engineOn { events.append(.control(.engine)) }
                 engineOn = false

@@ -139,6 +139,15 @@ final class HandsFreeMapperTests: XCTestCase {
         XCTAssertEqual(rig.take(), ["M,0,120,1"])
     }
 
+    func testArmingOnALateSampleLetsTheNextLeanDrive() {
+        var rig = Rig(tiltSettings(arming: .init(armAfter: .seconds(2), engineOffAfter: .seconds(5))))
+        rig.feed(pitch(0, at: at(0)), role: .accelerometer)
+        rig.feed(pitch(1, at: at(2500)), role: .accelerometer)
+        XCTAssertTrue(rig.machine.state.engineOn, "a sample after arm_after arms without waiting for the timer")
+        rig.feed(pitch(15, at: at(2600)), role: .accelerometer)
+        XCTAssertEqual(rig.take(), ["M,0,120,1"], "armed inside the dead zone: the next lean drives")
+    }
+
     // MARK: the board
 
     /// A board frame: `kilograms` spread so the centre of pressure is (`x`, `y`).
