@@ -2,7 +2,8 @@
 # The test command: builds carbridge and runs every test.
 #   scripts/test.sh              unit + end-to-end tests (swift test), the dashboard in a browser
 #                                (Tests/browser/run.sh), the allocation guard (Benchmarks/, release),
-#                                then the real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh --install)
+#                                the Debian package (scripts/package.sh, Tests/package/check.sh), then the
+#                                real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh --install)
 #   scripts/test.sh --fuzz       also 20 s of libFuzzer per fuzz target (scripts/fuzz.sh --seconds 20, about
 #                                6 minutes with its build); not in CI's run, which must stay under 30 minutes
 #   scripts/test.sh --no-kernel  without the real-kernel stage (no root, no QEMU needed)
@@ -13,6 +14,11 @@
 #   scripts/test.sh --no-bench   without the allocation guard (`bench-counts check`: 0 heap allocations per
 #                                input event and per stream tick; about 4 CPU-minutes of build on a cold
 #                                cache, under a second to run)
+#   scripts/test.sh --no-package without the Debian package's stage (scripts/package.sh: a static release
+#                                build, dpkg-buildpackage; then Tests/package/check.sh: lintian, contents,
+#                                Depends, man pages, the binary without a Swift runtime). Its release
+#                                binary is the one the kernel stage's latency scenario measures; without
+#                                this stage the kernel stage builds its own
 #   (--no-fuzz is accepted and is the default.)
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
@@ -22,6 +28,7 @@ fuzz=0
 browser=1
 car=1
 bench=1
+package=1
 for arg in "$@"; do
   case "$arg" in
     --no-kernel) kernel=0 ;;
@@ -30,7 +37,8 @@ for arg in "$@"; do
     --no-browser) browser=0 ;;
     --no-bench) bench=0 ;;
     --no-car) car=0 ;;
-    *) echo "test.sh: unknown option $arg (use --fuzz, --no-kernel, --no-browser, --no-car, --no-bench)" >&2; exit 64 ;;
+    --no-package) package=0 ;;
+    *) echo "test.sh: unknown option $arg (use --fuzz, --no-kernel, --no-browser, --no-car, --no-bench, --no-package)" >&2; exit 64 ;;
   esac
 done
 # Each stage's wall time, for the line before the total (CI must stay well under 30 minutes).
@@ -91,12 +99,24 @@ bench_stage() {
   swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
     CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
 }
+# The Debian package: built, then checked (its own `package: N passed, N failed`). A failed build still
+# runs the checks, which then report the missing package.
+package_stage() {
+  local prc=0 crc=0
+  scripts/package.sh || prc=$?
+  Tests/package/check.sh || crc=$?
+  [ "$prc" = 0 ] && [ "$crc" = 0 ]
+}
 # The real-kernel scenarios. Scenario 11 measures a release build against a C reader (a debug build
-# falls behind a 500 Hz pad under TCG), built in the bench stage's scratch directory, whose release
-# modules it reuses.
+# falls behind a 500 Hz pad under TCG): the package stage's static release binary when that stage built
+# its package in this run (package.sh deletes the old .deb first), so CI builds carbridge in release
+# once; otherwise (--no-package, or its build failed) one built in the bench stage's scratch directory,
+# whose release modules it reuses.
 kernel_stage() {
   local lbin=()
-  if swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
+  if [ "$package" = 1 ] && ls .build-release/carbridge_*.deb > /dev/null 2>&1 && [ -x .build-release/release/carbridge ]; then
+    lbin=(--latency-bin "$PWD/.build-release/release/carbridge")
+  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
     lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
   else
     echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
@@ -119,6 +139,8 @@ fi
 stage_done car
 if [ "$bench" = 1 ]; then run_stage bench bench_stage; fi
 stage_done bench
+if [ "$package" = 1 ]; then run_stage package package_stage; fi
+stage_done package
 if [ "$fuzz" = 1 ]; then run_stage fuzz scripts/fuzz.sh --seconds 20; fi
 stage_done fuzz
 if [ "$kernel" = 1 ]; then run_stage kernel kernel_stage; fi

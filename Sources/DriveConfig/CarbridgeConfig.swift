@@ -44,6 +44,8 @@ public struct CarbridgeConfig: Sendable {
         public var keyboard: DeviceMatch = ConfigKeys.keyDevice.defaultValue
         /// `grab`: take the gamepad exclusively (EVIOCGRAB) so the desktop ignores it.
         public var grab: Bool = ConfigKeys.grab.defaultValue
+        /// `mapping_db`: the user's GameControllerDB file; nil = none.
+        public var mappingDB: String? = ConfigKeys.mappingDB.defaultValue
         /// `board`: the balance board; used when a steering or throttle source is `board`.
         public var board: DeviceMatch = ConfigKeys.board.defaultValue
     }
@@ -70,6 +72,14 @@ public struct CarbridgeConfig: Sendable {
         /// `session_limit_s`: a driver's turn (from the engine going on) ends this long after with the
         /// engine off; the next Engine press starts a new turn. nil (absent or 0) = no limit.
         public var sessionLimit: Duration? = ConfigKeys.sessionLimit.defaultValue
+    }
+
+    /// `[feedback]`: what the pad tells the driver.
+    public struct Feedback: Sendable {
+        /// `rumble`: buzz the pad on engine on, stops, a kiosk turn's end and the speed cap.
+        public var rumble: Bool = ConfigKeys.rumble.defaultValue
+        /// `strength`: 0…1 of the motors' full strength.
+        public var strength: Double = ConfigKeys.rumbleStrength.defaultValue
     }
 
     /// Where θ comes from.
@@ -187,6 +197,8 @@ public struct CarbridgeConfig: Sendable {
     public var keyboard: Keyboard = Keyboard()
     /// `[kiosk]`.
     public var kiosk: Kiosk = Kiosk()
+    /// `[feedback]`.
+    public var feedback: Feedback = Feedback()
     /// `[devices]`.
     public var devices: Devices = Devices()
     /// `[steering]`.

@@ -171,6 +171,38 @@ public enum ConfigKeys {
         "devices", "grab", default: false,
         doc: "Take the gamepad exclusively (EVIOCGRAB) so the desktop does not also act on it.", at: \.devices.grab)
 
+    /// `[devices] mapping_db`.
+    public static let mappingDB: ConfigKey<String?> = ConfigKey(
+        "devices", "mapping_db", .string, default: .string(""),
+        doc: "A GameControllerDB file of your own (SDL's format, one line per pad); \"\" = none.",
+        details: [
+            "A pad's layout: the [buttons] table (the pad's own codes, as `carbridge monitor` shows them), else",
+            "this file, else SDL_GAMECONTROLLERCONFIG from the environment, else the built-in community DB,",
+            "else the kernel's codes. A pad with a DB entry works with the default [buttons] and axis_x.",
+        ],
+        at: \.devices.mappingDB
+    ) { scalar throws(ConfigValueError) in
+        let path = scalar.stringValue ?? ""
+        return path.isEmpty ? nil : path
+    }
+
+    // MARK: [feedback]
+
+    /// `[feedback] rumble`.
+    public static let rumble: ConfigKey<Bool> = .boolean(
+        "feedback", "rumble", default: true,
+        doc: "Buzz the pad (FF_RUMBLE) on engine on, a stop, a kiosk turn's last 10 s and the speed cap.",
+        details: [
+            "Engine on: one short pulse; link lost or input lost: one long; turn ending in 10 s: two short;",
+            "Speed+ at max_speed: one very short. Pads without force feedback are skipped silently.",
+        ],
+        at: \.feedback.rumble)
+
+    /// `[feedback] strength`.
+    public static let rumbleStrength: ConfigKey<Double> = .number(
+        "feedback", "strength", default: 0.75, range: 0...1,
+        doc: "How strong the rumble is, 0 (off) to 1 (the motors' full strength).", at: \.feedback.strength)
+
     // MARK: [steering]
 
     /// `[steering] source`.
@@ -433,9 +465,11 @@ public enum ConfigKeys {
             keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
         ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
         ConfigTableDeclaration(
+            "feedback", doc: "What the pad tells the driver (rumble).", keys: [rumble, rumbleStrength]),
+        ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(
-            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, board]),
+            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, mappingDB, board]),
         ConfigTableDeclaration(
             "steering", doc: "Stick or tilt to the steering angle.",
             keys: [

@@ -30,11 +30,29 @@ package final class DashboardMetrics: Sendable {
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]
 
+    /// What each family means: `/metrics` writes it as the family's `# HELP` line.
+    package static let help: [String: String] = [
+        "carbridge_frames_sent_total": "Frames handed to the link, by frame type (the frame's first letter).",
+        "carbridge_link_state": "1 for the link's current state (up, connecting, down, closed), 0 for the others.",
+        "carbridge_link_up": "1 while the link to the car is up, else 0.",
+        "carbridge_link_reconnects_total": "Times the link came up again after it had been up before (reconnections).",
+        "carbridge_link_stalls_total": "Links closed because the kernel's output queue stopped draining (stall_timeout_ms).",
+        "carbridge_handshakes_total": "Connections whose first frame (the safety handshake that stops the car) was delivered.",
+        "carbridge_input_lost_stops_total": "Stops because the controlling input went away (unplugged pad, silent browser).",
+        "carbridge_car_lines_received_total": "Lines received from the car.",
+        "carbridge_speed": "The speed being sent to the car (0-240).",
+        "carbridge_engine_on": "1 while the engine is on, else 0.",
+        "carbridge_dashboard_clients": "Dashboard WebSocket connections open now.",
+        "carbridge_dashboard_rejected_messages_total": "Dashboard messages and logins refused (malformed, view-only, over the rate, wrong token).",
+        "carbridge_dashboard_controls_total": "Controls the dashboard applied to the drive state machine.",
+        "carbridge_dashboard_refused_upgrades_total": "WebSocket upgrades refused because of a foreign Origin.",
+    ]
+
     /// Makes every metric in a new registry.
     package init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
-        let factory = PrometheusMetricsFactory(registry: registry)
+        let factory = DescribedMetricsFactory(registry: registry, help: Self.help)
         var frames: [Character: CoreMetrics.Counter] = [:]
         for kind in Frame.Kind.allCases {
             frames[kind.rawValue] = CoreMetrics.Counter(

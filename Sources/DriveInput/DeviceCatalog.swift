@@ -32,9 +32,11 @@ public enum DeviceCatalog {
     }
 
     /// The listing as text, one block per device: class, vendor:product, node, readable, name; then the
-    /// syspath, `ID_PATH`, `uniq`, IIO directory, and which config entries pick it (`pickedBy`). Pure.
+    /// syspath, `ID_PATH`, `uniq`, IIO directory, a pad's button layout (`layout`) and which config entries
+    /// pick it (`pickedBy`). Pure.
     public static func format(
-        _ listings: [DeviceListing], pickedBy: (InputDeviceDescriptor) -> [String] = { _ in [] }
+        _ listings: [DeviceListing], pickedBy: (InputDeviceDescriptor) -> [String] = { _ in [] },
+        layout: (InputDeviceDescriptor) -> String? = { _ in nil }
     ) -> String {
         if listings.isEmpty {
             return "No input devices found: udev lists no input eventN or iio devices. Plug in a gamepad, or check that /sys and /dev/input exist (containers often have neither).\n"
@@ -59,6 +61,7 @@ public enum DeviceCatalog {
             }
             if let directory = device.sysfsDirectory { lines.append("    sysfs   \(directory)") }
             if let matrix = device.udevMountMatrix { lines.append("    ACCEL_MOUNT_MATRIX \(matrix)") }
+            if let layout = layout(device) { lines.append("    layout  \(layout)") }
             let picks = pickedBy(device)
             if !picks.isEmpty { lines.append("    picked by \(picks.joined(separator: ", "))") }
         }

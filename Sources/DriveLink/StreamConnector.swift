@@ -124,6 +124,12 @@ public enum SocketSupport {
         setOption(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, milliseconds)
     }
 
+    /// `TCP_CONGESTION`: the congestion control algorithm, ignoring failure (one not allowed keeps the default).
+    public static func setCongestionControl(_ fd: Int32, _ name: String) {
+        var bytes = Array(name.utf8)
+        _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, &bytes, socklen_t(bytes.count))
+    }
+
     /// Turns off Nagle's algorithm: a frame goes out at once.
     public static func setNoDelay(_ fd: Int32) {
         var one: Int32 = 1

@@ -5,52 +5,56 @@ import Glibc
 /// A link over a byte stream (TCP, RFCOMM, a serial tty, a socketpair), driven by the event loop.
 ///
 /// Connects without blocking (with a timeout), reads car lines, writes the `FrameQueue` one frame
-/// at a time and never blocks. Frames sent while not up are dropped.
+/// at a time and never blocks. Frames sent while not up are dropped. Where it stands, and the fd
+/// and timers each state owns, is one `StreamLinkLifecycle` value.
 ///
 /// **Kernel queue rule** (protocol §5.6): a motion frame is handed to the kernel only while its
 /// output queue (`SIOCOUTQ`/`TIOCOUTQ`) holds fewer than `options.maxInFlight` frames; otherwise it
 /// waits in the `FrameQueue`'s coalescing slot (newest wins) and the queue is looked at again every
-/// `heldRecheckInterval`. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
-/// does not shrink for `options.stallTimeout` means the link is down. On any loss (EOF, EPIPE,
-/// ECONNRESET, EIO, a stall, a failed connect) the fd is closed abortively (`prepareAbort`: RST for
-/// sockets, `tcflush` for ttys) so nothing queued is delivered later, the state goes `.down(reason)`
-/// and a reconnect follows after a back-off (0.5 s doubling, at most 5 s). No timer runs while the
-/// link is idle.
+/// `heldRecheckInterval` (1 ms) while it waits. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
+/// does not shrink for `options.stallTimeout` means the link is down. Both rules are worked out by
+/// `KernelQueueAccounting` from one reading of the queue per send or recheck (on RFCOMM a reading is
+/// an ioctl and a getsockopt). On any loss (EOF, EPIPE, ECONNRESET, EIO, a stall, a failed connect)
+/// the fd is closed abortively (`prepareAbort`: RST for sockets, `tcflush` for ttys) so nothing
+/// queued is delivered later, the state goes `.down(reason)` and a reconnect follows after a
+/// back-off (0.5 s doubling, at most 5 s). No timer runs while the link is idle.
 public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// The kind of stream and its address.
     public let connector: Connector
     /// A short name for logs.
     public var name: String { connector.name }
     /// The current state; `.down("not started")` before `start()`.
-    @exclusivity(unchecked) public private(set) var state: LinkState = .down(reason: "not started")
+    public var state: LinkState { lifecycle.linkState }
     /// Called on every state change.
     public var onStateChange: ((LinkState) -> Void)?
     /// Called for every line the car sends.
     public var onLine: ((CarLine) -> Void)?
     /// Connect timeout, motion frames allowed in the kernel, stall timeout.
     @exclusivity(unchecked) public var options: LinkOptions {
-        didSet { stallTimeoutNanoseconds = options.stallTimeout.nanoseconds }
+        didSet {
+            accounting.maxInFlight = options.maxInFlight
+            accounting.stallTimeout = options.stallTimeout
+        }
     }
     /// How long a connect may take.
     public var connectTimeout: Duration {
         get { options.connectTimeout }
         set { options.connectTimeout = newValue }
     }
-    /// How often shutdown checks whether the flush is complete.
-    public var flushPollInterval: Duration = .milliseconds(10)
-    /// How often the kernel's output queue is looked at while a motion frame is held for it.
-    public var heldRecheckInterval: Duration = .milliseconds(10) {
-        didSet { heldRecheckNanoseconds = heldRecheckInterval.nanoseconds }
+    /// How often a shutdown or a flush waiter checks whether the flush is complete.
+    public var flushPollInterval: Duration = .milliseconds(10) {
+        didSet { accounting.flushRecheckInterval = flushPollInterval }
+    }
+    /// How often the kernel's output queue is looked at while a motion frame is held for it: the
+    /// held frame leaves at most this long after the queue has room (on RFCOMM each look is an
+    /// ioctl and a getsockopt, so the short rechecks run only while a frame is held).
+    public var heldRecheckInterval: Duration = .milliseconds(1) {
+        didSet { accounting.heldRecheckInterval = heldRecheckInterval }
     }
     /// How often the kernel's output queue is looked at while it is not empty (stall detection).
     public var queueRecheckInterval: Duration = .milliseconds(50) {
-        didSet { queueRecheckNanoseconds = queueRecheckInterval.nanoseconds }
+        didSet { accounting.queueRecheckInterval = queueRecheckInterval }
     }
-    // The intervals in nanoseconds, worked out when set (`Duration` → nanoseconds is 128-bit arithmetic,
-    // too dear for every frame).
-    private var heldRecheckNanoseconds: Int64 = 10_000_000
-    private var queueRecheckNanoseconds: Int64 = 50_000_000
-    private var stallTimeoutNanoseconds: Int64 = 0
     /// The reconnect delays.
     public private(set) var backoff = Backoff()
     /// The delay of the most recently scheduled reconnect.
@@ -64,38 +68,26 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// Frames not yet handed to the kernel.
     public var pendingFrames: [Frame] { queue.pendingFrames }
     /// Frames handed to the kernel that it may still hold (exact for TCP and ttys, an upper bound otherwise).
-    public var framesInKernel: Int { kernelFrameEnds.count }
+    public var framesInKernel: Int { accounting.framesInKernel }
 
     private let loop: EventLoop
+    /// Where the link stands, with the fd and the timers of that state.
+    @exclusivity(unchecked) private var lifecycle: StreamLinkLifecycle = .idle
+    /// Counts connect attempts, so a late answer from an attempt given up is ignored.
+    private var connectGeneration = 0
     @exclusivity(unchecked) private var queue: FrameQueue
+    /// The kernel queue of the current connection: frames in flight, the stall clock, the hold.
+    @exclusivity(unchecked) private var accounting: KernelQueueAccounting
     @exclusivity(unchecked) private var assembler = LineAssembler()
     /// What the car sends is read into this (kept: a read allocates nothing of its own).
     @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: 4096)
-    @exclusivity(unchecked) private var fd: Int32 = -1
+    /// True while the connection's fd is watched for writable (a write would have blocked).
     @exclusivity(unchecked) private var watchingWritable = false
-    private var connectTimer: EventLoop.TimerID?
-    /// Counts connect attempts, so a late answer from an attempt given up is ignored.
-    private var connectGeneration = 0
-    private var reconnectTimer: EventLoop.TimerID?
+    /// The queue timer of the current connection and when it fires.
     @exclusivity(unchecked) private var queueTimer: EventLoop.TimerID?
     @exclusivity(unchecked) private var queueTimerDeadline: Instant?
-    private var flushTimer: EventLoop.TimerID?
-    private var started = false
-    @exclusivity(unchecked) private var shuttingDown = false
-    private var shutdownDeadline = Instant.zero
     private var shutdownCallbacks: [(FlushResult) -> Void] = []
     @exclusivity(unchecked) private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
-    /// Bytes handed to the kernel on this connection.
-    @exclusivity(unchecked) private var bytesWritten = 0
-    /// `bytesWritten` at the end of each frame the kernel may still hold, oldest first.
-    @exclusivity(unchecked) private var kernelFrameEnds: [Int] = []
-    /// The kernel queue at the last look, and when it last shrank or was empty.
-    @exclusivity(unchecked) private var lastQueuedBytes = 0
-    @exclusivity(unchecked) private var lastDrain = Instant.zero
-    /// True while a motion frame waits because `maxInFlight` frames are in the kernel.
-    @exclusivity(unchecked) private var holding = false
-    /// True after a write would have blocked, until bytes go out again.
-    @exclusivity(unchecked) private var writeBlocked = false
 
     /// Creates a link; nothing happens until `start()`.
     public init(
@@ -106,128 +98,201 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         self.loop = loop
         self.queue = FrameQueue(encoder: encoder)
         self.options = options
-        self.stallTimeoutNanoseconds = options.stallTimeout.nanoseconds
+        self.accounting = KernelQueueAccounting(
+            at: .zero, readingsArePayload: connector.queuedBytesArePayload, maxInFlight: options.maxInFlight,
+            stallTimeout: options.stallTimeout)
     }
 
     deinit {
-        for timer in [connectTimer, reconnectTimer, queueTimer, flushTimer] {
-            if let timer { loop.cancel(timer) }
-        }
-        if fd >= 0 {
-            loop.unwatch(fd)
-            connector.prepareAbort(fd)  // a tty with queued output would wait out closing_wait
-            Syscall.close(fd)
+        if let timer = queueTimer { loop.cancel(timer) }
+        switch lifecycle {
+        case .connecting(_, let fd, let timeout):
+            if let timeout { loop.cancel(timeout) }
+            if let fd { close(fd, abort: true) }  // a tty with queued output would wait out closing_wait
+        case .up(let fd):
+            close(fd, abort: true)
+        case .flushing(let fd, _, let poll):
+            if let poll { loop.cancel(poll) }
+            close(fd, abort: true)
+        case .backingOff(_, let retry):
+            loop.cancel(retry)
+        case .idle, .closed:
+            break
         }
     }
 
     /// Starts connecting.
     public func start() {
-        guard !started, !shuttingDown else { return }
-        started = true
+        guard case .idle = lifecycle else { return }
         connect()
     }
 
     /// Queues `frame` and writes what the fd and the in-flight limit take now; dropped unless the link is up.
     public func send(_ frame: Frame) {
-        guard state == .up, fd >= 0 else { return }
+        guard let fd = lifecycle.connectionFD else { return }
         queue.push(frame)
-        flush()
+        writeOut(fd)
     }
 
     /// Calls `done` once everything queued has left carbridge and the kernel's queue drained,
     /// or with `.timedOut` after `within` (the link stays up either way).
     public func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
-        guard state == .up, fd >= 0 else {
+        guard lifecycle.connectionFD != nil else {
             loop.execute { done(.linkDown) }
             return
         }
         flushWaiters.append((loop.now().advanced(by: within), done))
-        flush()
         checkQueue()
     }
 
     /// Stops reconnecting, flushes queued bytes until `flushWithin` passes, closes, then calls `done`.
     public func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
-        if state == .closed {
+        switch lifecycle {
+        case .closed:
             loop.execute { done(.linkDown) }
-            return
-        }
-        shutdownCallbacks.append(done)
-        guard !shuttingDown else { return }
-        shuttingDown = true
-        cancel(&reconnectTimer)
-        guard state == .up, fd >= 0 else {
+        case .flushing:
+            shutdownCallbacks.append(done)
+        case .up(let fd):
+            shutdownCallbacks.append(done)
+            transition(to: .flushing(fd: fd, deadline: loop.now().advanced(by: flushWithin), poll: nil))
+            pollFlush()
+        case .idle, .connecting, .backingOff:
+            shutdownCallbacks.append(done)
             finishShutdown(.linkDown)
-            return
         }
-        shutdownDeadline = loop.now().advanced(by: flushWithin)
-        flush()
-        if fd >= 0 { pollFlush() }
+    }
+
+    // MARK: the lifecycle
+
+    /// Accounting for a connection with an empty queue, from now on.
+    private func newAccounting() -> KernelQueueAccounting {
+        KernelQueueAccounting(
+            at: loop.now(), readingsArePayload: connector.queuedBytesArePayload, maxInFlight: options.maxInFlight,
+            stallTimeout: options.stallTimeout, heldRecheckInterval: heldRecheckInterval,
+            flushRecheckInterval: flushPollInterval, queueRecheckInterval: queueRecheckInterval)
+    }
+
+    /// The one place the lifecycle changes; tells `onStateChange` when the reported state changed.
+    private func transition(to next: StreamLinkLifecycle) {
+        let before = lifecycle.linkState
+        lifecycle = next
+        let after = next.linkState
+        if after != before { onStateChange?(after) }
+    }
+
+    /// Releases what the current state owns (its fd, abortively unless `abort` is false, and its
+    /// timers) and what the connection had (queued frames, the queue timer, flush waiters).
+    /// The caller then moves to the next state.
+    private func release(abort: Bool = true) {
+        switch lifecycle {
+        case .connecting(_, let fd, let timeout):
+            if let timeout { loop.cancel(timeout) }
+            if let fd { close(fd, abort: abort) }
+        case .up(let fd):
+            close(fd, abort: abort)
+        case .flushing(let fd, _, let poll):
+            if let poll { loop.cancel(poll) }
+            close(fd, abort: abort)
+        case .backingOff(_, let retry):
+            loop.cancel(retry)
+        case .idle, .closed:
+            break
+        }
+        cancelQueueTimer()
+        watchingWritable = false
+        queue.clear()
+        accounting = newAccounting()
+        let waiters = flushWaiters
+        flushWaiters.removeAll()
+        for waiter in waiters { loop.execute { waiter.done(.linkDown) } }
+    }
+
+    private func close(_ fd: Int32, abort: Bool) {
+        loop.unwatch(fd)
+        if abort { connector.prepareAbort(fd) }
+        Syscall.close(fd)
     }
 
     // MARK: connecting
 
+    /// idle / backingOff → connecting.
     private func connect() {
-        reconnectTimer = nil
-        guard !shuttingDown else { return }
         connectAttempts += 1
-        setState(.connecting)
-        guard !shuttingDown else { return }  // the state callback may have shut the link down
         connectGeneration += 1
         let generation = connectGeneration
+        transition(to: .connecting(generation: generation, fd: nil, timeout: nil))
+        guard isConnecting(generation) else { return }  // the state callback may have shut the link down
         // A slow first step (name resolution) runs off the loop; the connect timeout covers it.
         let preparing = connector.prepare(on: loop) { [weak self] failure in
-            guard let self, self.connectGeneration == generation, self.state == .connecting,
-                  self.fd < 0, !self.shuttingDown else { return }  // that attempt was given up
+            guard let self, self.isConnecting(generation, withFD: false) else { return }  // that attempt was given up
             if let failure {
                 self.lose(failure.sentence)
             } else {
-                self.openConnection()
+                self.openConnection(generation)
             }
         }
+        guard isConnecting(generation, withFD: false) else { return }  // `done` may have come at once
         if preparing {
-            startConnectTimer()
+            transition(to: .connecting(generation: generation, fd: nil, timeout: startConnectTimer(generation)))
         } else {
-            openConnection()
+            openConnection(generation)
         }
     }
 
-    private func openConnection() {
+    /// True while attempt `generation` is under way (and, when `withFD` is given, has or has no fd).
+    private func isConnecting(_ generation: Int, withFD: Bool? = nil) -> Bool {
+        guard case .connecting(let current, let fd, _) = lifecycle, current == generation else { return false }
+        return withFD.map { $0 == (fd != nil) } ?? true
+    }
+
+    private func openConnection(_ generation: Int) {
+        guard case .connecting(_, nil, let timeout) = lifecycle else { return }
+        let fd: Int32
+        let progress: ConnectProgress
         do {
-            let (newFD, progress) = try connector.open()
-            fd = newFD
-            switch progress {
-            case .connected:
-                becomeUp()
-            case .inProgress:
-                try loop.watch(newFD, for: .writable) { [weak self] events in self?.connectFinished(events) }
-                if connectTimer == nil { startConnectTimer() }
-            }
+            (fd, progress) = try connector.open()
         } catch {
             lose(Self.sentence(for: error))
+            return
+        }
+        switch progress {
+        case .connected:
+            transition(to: .connecting(generation: generation, fd: fd, timeout: timeout))
+            becomeUp(fd)
+        case .inProgress:
+            transition(to: .connecting(generation: generation, fd: fd, timeout: timeout ?? startConnectTimer(generation)))
+            do {
+                try loop.watch(fd, for: .writable) { [weak self] _ in self?.connectFinished(generation) }
+            } catch {
+                lose(Self.sentence(for: error))
+            }
         }
     }
 
-    private func startConnectTimer() {
-        connectTimer = loop.schedule(after: connectTimeout) { [weak self] in
-            guard let self else { return }
-            self.connectTimer = nil
+    private func startConnectTimer(_ generation: Int) -> EventLoop.TimerID {
+        loop.schedule(after: connectTimeout) { [weak self] in
+            guard let self, case .connecting(generation, let fd, _) = self.lifecycle else { return }
+            self.transition(to: .connecting(generation: generation, fd: fd, timeout: nil))  // fired: nothing to cancel
             self.lose(self.connector.connectTimeoutSentence(self.connectTimeout))
         }
     }
 
-    private func connectFinished(_ events: IOEvents) {
-        cancel(&connectTimer)
+    /// The connecting socket became writable: connected, or the connect failed.
+    private func connectFinished(_ generation: Int) {
+        guard case .connecting(generation, let fd?, _) = lifecycle else { return }
         do {
             try connector.finishConnect(fd)
-            becomeUp()
+            becomeUp(fd)
         } catch {
             lose(Self.sentence(for: error))
         }
     }
 
-    private func becomeUp() {
-        cancel(&connectTimer)
+    /// connecting → up.
+    private func becomeUp(_ fd: Int32) {
+        guard case .connecting(let generation, _, let timeout) = lifecycle else { return }
+        if let timeout { loop.cancel(timeout) }
+        transition(to: .connecting(generation: generation, fd: fd, timeout: nil))  // a failure below closes the fd
         do {
             try loop.watch(fd, for: .readable) { [weak self] events in self?.handle(events) }
         } catch {
@@ -237,30 +302,29 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         watchingWritable = false
         backoff.reset()
         queue.clear()
-        resetKernelAccounting()
+        accounting = newAccounting()
         connector.tune(fd, options: options)
         assembler = LineAssembler()
         connectionsMade += 1
-        setState(.up)
+        transition(to: .up(fd: fd))
     }
 
     // MARK: I/O
 
     private func handle(_ events: IOEvents) {
-        let descriptor = fd
-        if events.contains(.writable) { flush() }
-        guard fd == descriptor, fd >= 0 else { return }
+        guard let fd = lifecycle.connectionFD else { return }
+        if events.contains(.writable) { writeOut(fd) }
+        guard lifecycle.connectionFD == fd else { return }
         if !events.intersection([.readable, .hangup, .error, .readHangup]).isEmpty {
-            readAvailable(hangup: events.contains(.hangup) || events.contains(.error))
+            readAvailable(fd, hangup: events.contains(.hangup) || events.contains(.error))
         }
     }
 
-    private func readAvailable(hangup: Bool) {
-        let descriptor = fd
+    private func readAvailable(_ fd: Int32, hangup: Bool) {
         for _ in 0..<16 {
             let result: Int?
             do {
-                result = try readBuffer.withUnsafeMutableBytes { try Syscall.read(descriptor, into: $0) }
+                result = try readBuffer.withUnsafeMutableBytes { try Syscall.read(fd, into: $0) }
             } catch let error as SystemError {
                 deliverPartialLine()
                 lose(connector.lossSentence(error))
@@ -282,7 +346,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
             let time = loop.now()
             for line in lines {
                 onLine?(CarLine(time: time, text: line))
-                guard fd == descriptor else { return }
+                guard lifecycle.connectionFD == fd else { return }
             }
             if count < readBuffer.count { return }
         }
@@ -292,16 +356,26 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         if let rest = assembler.finish() { onLine?(CarLine(time: loop.now(), text: rest)) }
     }
 
+    /// The one reading of the kernel's output queue per send or recheck, fed to the accounting.
+    private func observeKernelQueue(_ fd: Int32, at now: Instant) {
+        accounting.observe(queued: connector.queuedBytes(fd) ?? 0, at: now, pendingInCarbridge: queue.hasPendingBytes)
+    }
+
+    /// After a send or a writable fd: one look at the kernel queue, then write what may go.
+    private func writeOut(_ fd: Int32) {
+        let now = loop.now()
+        observeKernelQueue(fd, at: now)
+        guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes) else { return }
+        scheduleQueueCheck(at: now)
+    }
+
     /// Hands frames to the kernel in order, one frame per write: `E` and F frames always, a motion
-    /// frame only while fewer than `maxInFlight` frames are in the kernel (protocol §5.6); otherwise it
-    /// waits in the coalescing slot and the queue is looked at again shortly.
-    private func flush() {
-        guard fd >= 0, state == .up else { return }
-        holding = false
-        observeQueue(at: loop.now())
+    /// frame only while the accounting allows one more in the kernel (protocol §5.6); otherwise it
+    /// waits in the coalescing slot and the queue is looked at again shortly. False when the link was lost.
+    private func writeFrames(_ fd: Int32, at now: Instant) -> Bool {
         while let head = queue.head {
-            if head.isMotion, !queue.hasFrameInFlight, countFramesInKernel() >= max(1, options.maxInFlight) {
-                holding = true
+            if head.isMotion, !queue.hasFrameInFlight, !accounting.mayHandOverMotionFrame {
+                accounting.hold()
                 break
             }
             let written: Int?
@@ -309,83 +383,45 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 written = try queue.headBytes().withUnsafeBytes { try connector.write(fd, $0) }
             } catch let error as SystemError {
                 lose(connector.lossSentence(error))
-                return
+                return false
             } catch {
                 lose("writing to \(name) failed: \(error)")
-                return
+                return false
             }
             guard let count = written, count > 0 else {
-                writeBlocked = true
+                accounting.writeWouldBlock()
                 break
             }
-            if writeBlocked {
-                // Bytes that had to wait for the kernel went out: the queue is moving.
-                writeBlocked = false
-                lastDrain = loop.now()
-            }
-            if lastQueuedBytes == 0 { lastDrain = loop.now() }  // bytes start waiting now
-            bytesWritten += count
-            if queue.consume(count) > 0 { kernelFrameEnds.append(bytesWritten) }
-            lastQueuedBytes = connector.queuedBytes(fd) ?? 0
+            accounting.wrote(count, completingFrame: queue.consume(count) > 0, at: now)
         }
-        setWatchWritable(writeBlocked && queue.hasPendingBytes)
-        scheduleQueueCheck()
+        return true
     }
 
-    /// Frames the kernel may still hold, after dropping those it has let go of.
-    private func countFramesInKernel() -> Int {
-        guard fd >= 0, !kernelFrameEnds.isEmpty else { return 0 }
-        let queued = connector.queuedBytes(fd) ?? 0
-        if queued == 0 {
-            kernelFrameEnds.removeAll(keepingCapacity: true)
-        } else if connector.queuedBytesArePayload {
-            let delivered = bytesWritten - queued
-            let gone = kernelFrameEnds.prefix { $0 <= delivered }.count
-            kernelFrameEnds.removeFirst(gone)
-        }
-        return kernelFrameEnds.count
-    }
-
-    /// Looks at the kernel queue: notes progress, declares a stall, writes what may go now, answers
-    /// flush waiters, and keeps looking only while something is held or queued (no wake-ups when idle).
+    /// Looks at the kernel queue once: notes progress, declares a stall, writes what may go now,
+    /// answers flush waiters, and keeps looking only while something is held or queued (no
+    /// wake-ups when idle).
     private func checkQueue() {
-        guard fd >= 0, state == .up else { return }
+        guard let fd = lifecycle.connectionFD else { return }
         let now = loop.now()
-        observeQueue(at: now)
-        _ = countFramesInKernel()
-        let waiting = lastQueuedBytes > 0 || queue.hasPendingBytes
+        observeKernelQueue(fd, at: now)
         // While shutting down the flush window decides, not the stall clock.
-        if waiting, !shuttingDown, now.duration(since: lastDrain) >= options.stallTimeout {
+        if case .up = lifecycle, accounting.isStalled(at: now, pendingInCarbridge: queue.hasPendingBytes) {
             stalls += 1
             let seconds = SocketSupport.secondsText(options.stallTimeout)
             lose("the car has taken no data for \(seconds) s (link stalled on \(name)); closed so nothing queued arrives late")
             return
         }
-        if queue.hasPendingBytes { flush() }
-        guard fd >= 0 else { return }
-        answerFlushWaiters(now: now)
-        scheduleQueueCheck()
+        if queue.hasPendingBytes {
+            guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes)
+            else { return }
+        }
+        answerFlushWaiters(at: now)
+        scheduleQueueCheck(at: now)
     }
 
-    /// Measures the kernel queue; an empty queue (with nothing waiting in carbridge) or one that
-    /// shrank since the last look is progress, which restarts the stall clock.
-    private func observeQueue(at now: Instant) {
-        let queued = connector.queuedBytes(fd) ?? 0
-        // An empty kernel queue holds no frame (also keeps `kernelFrameEnds` short when only `E`/F frames,
-        // which never ask `countFramesInKernel`, go out between two queue checks).
-        if queued == 0 { kernelFrameEnds.removeAll(keepingCapacity: true) }
-        if queued < lastQueuedBytes || (queued == 0 && !queue.hasPendingBytes) { lastDrain = now }
-        lastQueuedBytes = queued
-    }
-
-    /// True when nothing waits in carbridge or in the kernel.
-    private var fullyDrained: Bool {
-        !queue.hasPendingBytes && (fd < 0 || (connector.queuedBytes(fd) ?? 0) == 0)
-    }
-
-    private func answerFlushWaiters(now: Instant) {
+    private func answerFlushWaiters(at now: Instant) {
         guard !flushWaiters.isEmpty else { return }
-        let drained = fullyDrained
+        let drained = accounting.isDrained(pendingInCarbridge: queue.hasPendingBytes)
         var remaining: [(deadline: Instant, done: (FlushResult) -> Void)] = []
         var finished: [(done: (FlushResult) -> Void, result: FlushResult)] = []
         for waiter in flushWaiters {
@@ -401,26 +437,15 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         for item in finished { loop.execute { item.done(item.result) } }
     }
 
-    /// Arms the queue timer: soon while a frame is held, less often while the kernel holds bytes
-    /// (stall detection, flush waiters); not at all when everything has drained.
-    private func scheduleQueueCheck() {
-        guard fd >= 0 else { return }
-        let now = loop.now()
-        let wanted: Instant?
-        if holding || (queue.hasPendingBytes && !writeBlocked) {
-            wanted = Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)
-        } else if queue.hasPendingBytes || lastQueuedBytes > 0 || !flushWaiters.isEmpty {
-            let stallAt = Instant(nanoseconds: lastDrain.nanoseconds &+ stallTimeoutNanoseconds)
-            var next = min(Instant(nanoseconds: now.nanoseconds &+ queueRecheckNanoseconds), max(stallAt, now))
-            if !flushWaiters.isEmpty { next = min(next, Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)) }
-            wanted = next
-        } else {
-            wanted = nil
-        }
+    /// Arms the queue timer when the accounting asks for a look (soon while a frame is held, less
+    /// often while the kernel holds bytes); not at all when everything has drained.
+    private func scheduleQueueCheck(at now: Instant) {
+        let wanted = accounting.nextCheck(
+            at: now, pendingInCarbridge: queue.hasPendingBytes, flushWaiting: !flushWaiters.isEmpty)
         if let current = queueTimerDeadline, let wanted, current <= wanted, queueTimer != nil { return }
-        cancel(&queueTimer)
-        queueTimerDeadline = wanted
+        cancelQueueTimer()
         guard let wanted else { return }
+        queueTimerDeadline = wanted
         queueTimer = loop.schedule(at: wanted, queueTimerFired)
     }
 
@@ -432,82 +457,105 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         self.checkQueue()
     }
 
-    private func resetKernelAccounting() {
-        bytesWritten = 0
-        kernelFrameEnds.removeAll(keepingCapacity: true)
-        lastQueuedBytes = 0
-        lastDrain = loop.now()
-        holding = false
-        writeBlocked = false
+    private func cancelQueueTimer() {
+        if let timer = queueTimer { loop.cancel(timer) }
+        queueTimer = nil
+        queueTimerDeadline = nil
     }
 
-    private func setWatchWritable(_ on: Bool) {
-        guard on != watchingWritable, fd >= 0 else { return }
+    /// Watches the fd for writable too while a write would have blocked; false when the link was lost.
+    private func watchWritable(_ fd: Int32, _ on: Bool) -> Bool {
+        guard on != watchingWritable else { return true }
         do {
             try loop.change(fd, to: on ? [.readable, .writable] : .readable)
             watchingWritable = on
+            return true
         } catch {
             lose("cannot watch the connection to \(name): \(error)")
+            return false
         }
     }
 
     // MARK: loss and shutdown
 
     /// The link is lost: close it abortively (nothing queued may reach the car later), then
-    /// reconnect after the back-off — or finish a shutdown.
+    /// back off and reconnect — or, while flushing for a shutdown, close for good.
     private func lose(_ reason: String) {
-        if fd >= 0 { connector.prepareAbort(fd) }
-        closeFD()
-        if shuttingDown {
-            finishShutdown(.linkDown)
+        let wasFlushing: Bool
+        switch lifecycle {
+        case .connecting, .up: wasFlushing = false
+        case .flushing: wasFlushing = true
+        case .idle, .backingOff, .closed: return  // nothing open to lose
+        }
+        release()
+        if wasFlushing {
+            close(with: .linkDown)
             return
         }
         let delay = backoff.next()
         lastRetryDelay = delay
-        setState(.down(reason: reason))
-        guard !shuttingDown, reconnectTimer == nil else { return }
-        reconnectTimer = loop.schedule(after: delay) { [weak self] in self?.connect() }
+        let retry = loop.schedule(after: delay) { [weak self] in self?.retryTimerFired() }
+        transition(to: .backingOff(reason: reason, retry: retry))
     }
 
+    private func retryTimerFired() {
+        guard case .backingOff = lifecycle else { return }
+        connect()
+    }
+
+    /// flushing: one look at the kernel queue; writes what may go, then closes once everything
+    /// drained or the window is over, else looks again after `flushPollInterval`.
     private func pollFlush() {
-        if fd < 0 {
-            finishShutdown(.linkDown)
-            return
+        guard case .flushing(let fd, let deadline, _) = lifecycle else { return }
+        let now = loop.now()
+        observeKernelQueue(fd, at: now)
+        if queue.hasPendingBytes {
+            guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes)
+            else { return }
         }
-        if queue.hasPendingBytes { flush() }
-        guard fd >= 0 else { return }
-        if fullyDrained {
+        if accounting.isDrained(pendingInCarbridge: queue.hasPendingBytes) {
             finishShutdown(.delivered)
             return
         }
-        if loop.now() >= shutdownDeadline {
+        if now >= deadline {
             finishShutdown(.timedOut)
             return
         }
-        flushTimer = loop.schedule(after: flushPollInterval) { [weak self] in
-            self?.flushTimer = nil
-            self?.pollFlush()
-        }
+        scheduleQueueCheck(at: now)
+        let poll = loop.schedule(after: flushPollInterval) { [weak self] in self?.pollTimerFired() }
+        transition(to: .flushing(fd: fd, deadline: deadline, poll: poll))
     }
 
+    private func pollTimerFired() {
+        guard case .flushing(let fd, let deadline, _) = lifecycle else { return }
+        transition(to: .flushing(fd: fd, deadline: deadline, poll: nil))  // fired: nothing to cancel
+        pollFlush()
+    }
+
+    /// Ends a shutdown with `result`: a flushing connection is closed (gracefully when delivered,
+    /// abortively when the window ran out); any other state releases what it holds.
     private func finishShutdown(_ result: FlushResult) {
-        if fd >= 0 {
+        if case .flushing(let fd, _, _) = lifecycle {
             // Read what the car sent last, so closing a socket with unread data does not reset it.
-            readRemainingLines()
-            if fd >= 0 {
-                // Frames the flush window could not deliver must not arrive later.
-                if result == .timedOut { connector.prepareAbort(fd) } else { connector.prepareClose(fd) }
-            }
+            readRemainingLines(fd)
+            // Frames the flush window could not deliver must not arrive later.
+            if result != .timedOut { connector.prepareClose(fd) }
+            release(abort: result == .timedOut)
+        } else {
+            release(abort: false)
         }
-        closeFD()
-        cancel(&reconnectTimer)
-        setState(.closed)
+        close(with: result)
+    }
+
+    /// → closed; calls the shutdown callbacks with `result`.
+    private func close(with result: FlushResult) {
+        transition(to: .closed)
         let callbacks = shutdownCallbacks
         shutdownCallbacks.removeAll()
         for callback in callbacks { loop.execute { callback(result) } }
     }
 
-    private func readRemainingLines() {
+    private func readRemainingLines(_ fd: Int32) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<16 {
             let count = buffer.withUnsafeMutableBytes { (try? Syscall.read(fd, into: $0)) ?? nil } ?? 0
@@ -515,35 +563,6 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
             let time = loop.now()
             for line in assembler.append(buffer[..<count]) { onLine?(CarLine(time: time, text: line)) }
         }
-    }
-
-    private func closeFD() {
-        cancel(&connectTimer)
-        cancel(&queueTimer)
-        queueTimerDeadline = nil
-        cancel(&flushTimer)
-        if fd >= 0 {
-            loop.unwatch(fd)
-            Syscall.close(fd)
-            fd = -1
-        }
-        watchingWritable = false
-        queue.clear()
-        resetKernelAccounting()
-        let waiters = flushWaiters
-        flushWaiters.removeAll()
-        for waiter in waiters { loop.execute { waiter.done(.linkDown) } }
-    }
-
-    private func cancel(_ timer: inout EventLoop.TimerID?) {
-        if let id = timer { loop.cancel(id) }
-        timer = nil
-    }
-
-    private func setState(_ newState: LinkState) {
-        guard newState != state else { return }
-        state = newState
-        onStateChange?(newState)
     }
 
     static func sentence(for error: any Error) -> String {

@@ -58,6 +58,14 @@ public final class InputCoordinator {
     /// Sources handed in with `attach`.
     private var attached: [any InputSource] = []
     private let inputTimeout: Duration
+    /// Chooses each pad's layout (the `[buttons]` table, the GameControllerDBs, the kernel's codes).
+    private let layouts: PadLayoutResolver
+    /// The translator of each pad with a DB layout, by its syspath (or the name it was attached with).
+    @exclusivity(unchecked) private var translators: [String: PadTranslator] = [:]
+    /// The rumble motors of the open pads that have them, by syspath.
+    private var motors: [String: RumbleMotor] = [:]
+    /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
+    private var noticed: Set<String> = []
 
     /// Every control the inputs produce.
     public var onControl: ((Control) -> Void)?
@@ -69,13 +77,21 @@ public final class InputCoordinator {
     public var onCalibrate: ((Double) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
+    /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
+    public var onLayout: ((String, PadLayout) -> Void)?
     /// The hands-free rider's reading after each frame and tick (only when something is hands-free).
     public var onHandsFree: ((HandsFreeReading) -> Void)?
     /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
     public var driveState: (() -> DriveState)?
 
-    /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded).
-    public init(config: CarbridgeConfig, loop: EventLoop, logger: Logger) throws {
+    /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded);
+    /// `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG` variables are looked up (the process's by
+    /// default). Throws a `CarbridgeError` when `[devices] mapping_db` cannot be read.
+    public init(
+        config: CarbridgeConfig, loop: EventLoop, logger: Logger,
+        environment: @escaping (String) -> String? = PadLayoutResolver.processEnvironment
+    ) throws {
+        self.layouts = try PadLayoutResolver(config: config, environment: environment)
         self.config = config
         self.loop = loop
         self.logger = logger
@@ -112,7 +128,7 @@ public final class InputCoordinator {
             ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop)
         let name = "replay \"\(recording.info.name)\""
-        player.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        player.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: "replay") }
         player.onFinished = { [weak self] in
             guard let self else { return }
             self.logger.notice("replay finished")
@@ -121,14 +137,17 @@ public final class InputCoordinator {
         }
         replay = player
         onDeviceChange?(name, true)
+        if role == .gamepad { useLayout(for: recording.info, key: "replay", source: name) }
         player.start()
     }
 
     /// Uses `source`, already open, as the device of `role` (e.g. a `RawEvdevReader` on a pipe; the
     /// benchmarks drive the live path through it): its frames are mapped like those of a device udev
     /// found, and its loss is lost input. `stop()` stops it.
-    public func attach(_ source: any InputSource, role: DeviceRole, name: String) throws {
-        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+    /// With `info` (what the device says about itself), a pad gets its layout as a udev-found one does.
+    public func attach(_ source: any InputSource, role: DeviceRole, name: String, info: InputDeviceInfo? = nil) throws {
+        let key = "attached:\(name)"
+        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: key) }
         source.onGone = { [weak self] reason in
             guard let self else { return }
             self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
@@ -138,6 +157,7 @@ public final class InputCoordinator {
         attached.append(source)
         try source.start()
         onDeviceChange?("\(role.rawValue) \"\(name)\"", true)
+        if role == .gamepad, let info { useLayout(for: info, key: key, source: name) }
     }
 
     /// Closes every device.
@@ -215,7 +235,7 @@ public final class InputCoordinator {
         let syspath = entry.descriptor.syspath
         let role = entry.role
         let name = entry.descriptor.name
-        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name) }
+        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: syspath) }
         source.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
         var entry = entry
         entry.state = .open(source)
@@ -228,6 +248,28 @@ public final class InputCoordinator {
             return
         }
         opened(entry)
+        // Before any frame: the source delivers from the loop only, after this returns.
+        if role == .gamepad, let evdev = source as? EvdevDevice {
+            useLayout(for: evdev.info, key: syspath, source: name)
+            openMotor(evdev.path, key: syspath)
+        }
+    }
+
+    // MARK: rumble
+
+    /// Opens the pad's rumble motors when `[feedback] rumble` is on and it has `FF_RUMBLE` (else nothing).
+    private func openMotor(_ path: String, key: String) {
+        guard config.feedback.rumble, config.feedback.strength > 0 else { return }
+        let patterns = RumbleCue.allCases.map(\.pattern)
+        if let motor = RumbleMotor(path: path, patterns: patterns, strength: config.feedback.strength) {
+            motors[key] = motor
+            logger.debug("rumble: \(path) has FF_RUMBLE")
+        }
+    }
+
+    /// Plays `cue` on every open pad that has rumble motors (one `write` each, never blocking).
+    public func rumble(_ cue: RumbleCue) {
+        for motor in motors.values { motor.play(cue.rawValue) }
     }
 
     private func opened(_ entry: Active) {
@@ -262,6 +304,8 @@ public final class InputCoordinator {
     }
 
     private func close(_ syspath: String) {
+        translators[syspath] = nil
+        motors.removeValue(forKey: syspath)?.close()
         guard let entry = active.removeValue(forKey: syspath) else { return }
         switch entry.state {
         case .opening(let retry): retry?.cancel()
@@ -279,10 +323,42 @@ public final class InputCoordinator {
         onControl?(.inputLost)
     }
 
+    // MARK: layouts
+
+    /// Chooses the pad's layout, says which, and keeps a translator when it has a DB entry.
+    private func useLayout(for info: InputDeviceInfo, key: String, source: String) {
+        let resolution = layouts.resolve(info)
+        for problem in resolution.problems { logger.warning("GameControllerDB: \(problem) (line ignored)") }
+        let layout = resolution.layout
+        switch layout.origin {
+        case .database(let name, let db, let line):
+            logger.notice("gamepad \"\(info.name)\": standard layout from \(db) line \(line) (\"\(name)\")")
+            if !layout.missing.isEmpty {
+                logger.warning("gamepad \"\(info.name)\" lacks inputs its DB line names: \(layout.missing.joined(separator: ", "))")
+            }
+            translators[key] = PadTranslator(layout: layout, absInfo: info.axes)
+        case .buttonsTable, .kernel:
+            translators[key] = nil
+        }
+        if let notice = resolution.notice, noticed.insert("\(info.vendorProduct) \(info.name)").inserted {
+            logger.notice("\(notice)")
+        }
+        onLayout?(source, layout)
+    }
+
     // MARK: frames
 
-    private func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
+    private func frame(_ frame: InputFrame, role: DeviceRole, source: String, key: String? = nil) {
         onFrame?(frame, role, source)
+        if let key, translators[key] != nil {
+            // A pad with a DB layout: the mapper sees the standard codes.
+            guard let translated = translators[key]?.translate(frame) else { return }
+            return mapped(translated, role: role, source: source)
+        }
+        mapped(frame, role: role, source: source)
+    }
+
+    private func mapped(_ frame: InputFrame, role: DeviceRole, source: String) {
         if role == .accelerometer, mapper.isUsableTiltSample(frame) {
             if watchdog.sample(at: loop.now()) {
                 logger.notice("accelerometer \(source) delivers samples again")

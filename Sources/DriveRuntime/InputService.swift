@@ -21,6 +21,8 @@ final class InputService: RunService {
     private let model: RunViewModel
     private let logger: Logger
     private(set) var coordinator: InputCoordinator?
+    private var planner = FeedbackPlanner(maxSpeed: 0, sessionLimit: nil)
+    private var feedbackTimer: DeadlineTimer?
 
     /// The inputs `config` and `options` ask for, feeding `bridge`.
     init(config: CarbridgeConfig, options: RunSession.Options, loop: EventLoop, bridge: Bridge, model: RunViewModel, logger: Logger) {
@@ -51,6 +53,7 @@ final class InputService: RunService {
             self.onDevicesChanged(inputs.activeDescriptions)
         }
         inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
+        if config.feedback.rumble { startFeedback(inputs) }
         if let recording = options.replay {
             inputs.onReplayFinished = { [weak self] in
                 self?.bridge.apply(.inputLost)
@@ -71,7 +74,25 @@ final class InputService: RunService {
     }
 
     func stop() {
+        feedbackTimer?.cancel()
+        model.onBridgeEvent = nil
         coordinator?.stop()
+    }
+
+    /// The pad's rumble follows the bridge (`FeedbackPlanner`); a kiosk turn's warning on a loop timer.
+    private func startFeedback(_ inputs: InputCoordinator) {
+        planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
+        let timer = DeadlineTimer(loop: loop) { [weak self, weak inputs] in
+            guard let self, let inputs else { return }
+            for cue in self.planner.tick(at: self.loop.now()) { inputs.rumble(cue) }
+            self.feedbackTimer?.arm(at: self.planner.nextDeadline)
+        }
+        feedbackTimer = timer
+        model.onBridgeEvent = { [weak self, weak inputs] event in
+            guard let self, let inputs else { return }
+            for cue in self.planner.handle(event, at: self.loop.now()) { inputs.rumble(cue) }
+            self.feedbackTimer?.arm(at: self.planner.nextDeadline)
+        }
     }
 
     /// `carbridge calibrate`'s gesture during a run: the neutral is saved in the config file.

@@ -48,6 +48,11 @@ public final class MonitorSession {
         let printer = MonitorPrinter(config: config, loop: loop, printEverySample: options.printEverySample, output: output)
         self.printer = printer
         inputs.onFrame = { frame, role, source in printer.frame(frame, role: role, source: source) }
+        inputs.onLayout = { source, layout in
+            printer.flush()
+            printer.standardNames[source] = (layout.keyNames, layout.axisNames)
+            output("  layout of \(source): \(layout.summary)")
+        }
         inputs.onControl = { control in printer.control(control) }
         // Hands-free controls are worked out against the (would-be) car's state: the monitor's own machine.
         inputs.driveState = { [unowned printer] in printer.driveState }
@@ -138,6 +143,8 @@ private final class MonitorPrinter {
     private let configFile: String?
     private let output: (String) -> Void
     private var pending: Pending?
+    /// Each pad's standard names by code (from its GameControllerDB layout), by source name.
+    var standardNames: [String: (keys: [UInt16: [String]], axes: [UInt16: [String]])] = [:]
     private var lastSamplePrinted: Instant?
 
     /// The monitor's machine's state (what a connected car would be doing).
@@ -157,7 +164,10 @@ private final class MonitorPrinter {
 
     func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
         flush()
-        let raw = role == .board ? formatter.describeBoard(frame) : formatter.describe(frame)
+        let names = standardNames[source]
+        let raw = role == .board
+            ? formatter.describeBoard(frame)
+            : formatter.describe(frame, keyNames: names?.keys ?? [:], axisNames: names?.axes ?? [:])
         pending = Pending(time: loop.now(), source: source, role: role, raw: raw)
         // The mapper's controls for this frame arrive synchronously after this call.
         loop.execute { [weak self] in self?.flush() }

@@ -16,6 +16,8 @@ public final class RunViewModel: BridgeObserver {
     }
     /// Called after anything shown has changed.
     public var onChange: (() -> Void)?
+    /// Every state, link change and applied control as the bridge reports them (the pad's rumble follows them).
+    public var onBridgeEvent: ((BridgeEvent) -> Void)?
     /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
     public var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
@@ -69,6 +71,7 @@ public final class RunViewModel: BridgeObserver {
     // MARK: BridgeObserver
 
     public func bridge(_ bridge: Bridge, stateIs state: DriveState) {
+        onBridgeEvent?(.state(state))
         guard state != snapshot.state else { return }
         snapshot.state = state
         changed()
@@ -81,8 +84,13 @@ public final class RunViewModel: BridgeObserver {
     }
 
     public func bridge(_ bridge: Bridge, linkChanged state: LinkState) {
+        onBridgeEvent?(.link(up: state.isUp))
         snapshot.linkStatus = state.description
         changed()
+    }
+
+    public func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {
+        onBridgeEvent?(.applied(control))
     }
 
     public func bridge(_ bridge: Bridge, received line: CarLine) {

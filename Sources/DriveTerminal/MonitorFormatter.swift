@@ -21,16 +21,23 @@ public struct MonitorFormatter {
         self.resolver = resolver
     }
 
-    /// The frame's raw content: `ABS_X -32768 (-1.00)`, `BTN_SOUTH down`, `accel x … y … z … m/s²`.
-    public func describe(_ frame: InputFrame) -> String {
+    /// The frame's raw content: `ABS_X -32768 (-1.00)`, `BTN_SOUTH down`, `accel x … y … z … m/s²`; with a
+    /// pad's standard names (its GameControllerDB layout), each code is followed by them: `BTN_BASE4 [start] down`.
+    public func describe(
+        _ frame: InputFrame, keyNames: [UInt16: [String]] = [:], axisNames: [UInt16: [String]] = [:]
+    ) -> String {
+        func standard(_ names: [String]?) -> String {
+            guard let names, !names.isEmpty else { return "" }
+            return " [\(names.joined(separator: ", "))]"
+        }
         var parts: [String] = []
         for key in frame.keys {
             let name = resolver.name(of: EventCode(type: 1, code: key.code)) ?? "key \(key.code)"
-            parts.append("\(name) \(key.pressed ? "down" : "up")")
+            parts.append("\(name)\(standard(keyNames[key.code])) \(key.pressed ? "down" : "up")")
         }
         for axis in frame.axes {
             let name = resolver.name(of: EventCode(type: 3, code: axis.code)) ?? "axis \(axis.code)"
-            parts.append("\(name) \(axis.raw) (\(Self.fixed(axis.value, 2)))")
+            parts.append("\(name)\(standard(axisNames[axis.code])) \(axis.raw) (\(Self.fixed(axis.value, 2)))")
         }
         if let a = frame.acceleration {
             parts.append("accel x \(Self.fixed(a.x, 2)) y \(Self.fixed(a.y, 2)) z \(Self.fixed(a.z, 2)) m/s²")

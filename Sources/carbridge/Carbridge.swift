@@ -76,11 +76,3 @@ func reportFailure(_ error: any Error) -> ExitCode {
     }
     return ExitCode(1)
 }
-
-/// `carbridge --version`: the release, and "(debug build)" when built without optimisation (a debug build
-/// is several times slower per input event; the latency scenario of the kernel tests reads this line).
-#if DEBUG
-let carbridgeVersion = "0.1.0 (debug build)"
-#else
-let carbridgeVersion = "0.1.0"
-#endif

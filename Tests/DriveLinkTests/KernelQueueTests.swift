@@ -13,6 +13,8 @@ final class QueueConnector: StreamConnector {
     var peer: Int32 = -1
     /// What `queuedBytes` answers (the test plays the kernel).
     var kernelQueued = 0
+    /// How many times the link read the kernel queue (on RFCOMM each is an ioctl and a getsockopt).
+    private(set) var queueReadings = 0
     private(set) var aborts = 0
     private(set) var writes: [String] = []
 
@@ -34,7 +36,10 @@ final class QueueConnector: StreamConnector {
         }
         return count
     }
-    func queuedBytes(_ fd: Int32) -> Int? { kernelQueued }
+    func queuedBytes(_ fd: Int32) -> Int? {
+        queueReadings += 1
+        return kernelQueued
+    }
     func prepareAbort(_ fd: Int32) { aborts += 1 }
 }
 
@@ -122,5 +127,81 @@ final class KernelQueueTests: XCTestCase {
         connector.kernelQueued = 0
         try loop.run(until: loop.now().advanced(by: .milliseconds(200)))
         XCTAssertNil(loop.nextTimerDeadline, "nothing queued: no wake-ups")
+    }
+
+    func testTheKernelQueueIsReadAtMostOncePerFrameSent() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+
+        // A stream the car keeps up with: every send writes its frame after one reading.
+        for speed in stride(from: 10, through: 90, by: 10) {
+            let before = connector.queueReadings
+            let written = connector.writes.count
+            link.send(motion(speed))
+            XCTAssertEqual(connector.writes.count, written + 1, "the frame goes out")
+            XCTAssertLessThanOrEqual(connector.queueReadings - before, 1, "one reading for frame \(speed)")
+            connector.kernelQueued = 0
+        }
+
+        // A backlog: motion frames held, an F frame queued behind them; still one reading per send.
+        connector.kernelQueued = 0
+        for speed in [20, 30, 40, 50] {
+            let before = connector.queueReadings
+            link.send(motion(speed))
+            XCTAssertLessThanOrEqual(connector.queueReadings - before, 1, "one reading for frame \(speed)")
+        }
+        let beforeF = connector.queueReadings
+        link.send(Frame(kind: .f1, range: 0, speed: 50, direction: 1))
+        XCTAssertLessThanOrEqual(connector.queueReadings - beforeF, 1)
+        XCTAssertEqual(link.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)])
+
+        // The car acknowledges everything: the next recheck reads once and sends the held frame and the F frame.
+        connector.kernelQueued = 0
+        let next = try XCTUnwrap(loop.nextTimerDeadline, "a held frame is looked at again")
+        let beforeRecheck = connector.queueReadings
+        try loop.run(until: next)
+        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(Array(connector.writes.suffix(2)), ["M,0,50,1", "F,0,50,1"])
+        XCTAssertEqual(connector.queueReadings - beforeRecheck, 1, "one reading for the recheck that sent two frames")
+    }
+
+    func testAHeldFrameLeavesWithinAMillisecondOfTheQueueHavingRoom() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // The car acknowledges one frame at instants that fall between any two fixed recheck ticks.
+        for (index, ackAfter) in [Duration.microseconds(300), .microseconds(3_400), .microseconds(7_700), .milliseconds(42)]
+            .enumerated()
+        {
+            connector.kernelQueued = 0
+            try loop.run(until: loop.now().advanced(by: .milliseconds(100)))
+            for speed in [10, 20, 30] { link.send(motion(speed + index)) }
+            XCTAssertEqual(link.pendingFrames, [motion(30 + index)], "the third frame is held")
+            let written = connector.writes.count
+            let ackAt = loop.now().advanced(by: ackAfter)
+            _ = loop.schedule(at: ackAt) { connector.kernelQueued -= 9 }
+            XCTAssertTrue(try spin(loop, timeout: .seconds(1)) { connector.writes.count > written })
+            let delay = loop.now().duration(since: ackAt)
+            XCTAssertLessThanOrEqual(delay, .milliseconds(1), "the held frame left \(delay) after the queue had room")
+        }
+    }
+
+    func testShortRechecksOnlyWhileAFrameIsHeld() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // Two frames the car has not acknowledged, nothing held: only the stall watch looks at the queue.
+        link.send(motion(10))
+        link.send(motion(20))
+        let before = connector.queueReadings
+        try loop.run(until: loop.now().advanced(by: .milliseconds(200)))
+        XCTAssertLessThanOrEqual(connector.queueReadings - before, 4, "every 50 ms while the kernel holds bytes")
     }
 }

@@ -201,4 +201,17 @@ final class StreamLinkStallTests: XCTestCase {
         XCTAssertEqual(recorder.downReasons.first, "the car has taken no data for 0.3 s (link stalled on pair); closed so nothing queued arrives late")
         XCTAssertEqual(link.pendingFrames, [])
     }
+
+    func testTheTunedSocketRetransmitsLinearlyAsAThinStream() throws {
+        let fd = socket(AF_INET, SocketSupport.streamSocketType, 0)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { Glibc.close(fd) }
+        TCPConnector(host: "127.0.0.1", port: 9).tune(fd, options: LinkOptions())
+        XCTAssertEqual(SocketSupport.option(fd, Int32(IPPROTO_TCP), TCP_THIN_LINEAR_TIMEOUTS), 1)
+        var name = [CChar](repeating: 0, count: 16)
+        var length = socklen_t(name.count)
+        XCTAssertEqual(getsockopt(fd, Int32(IPPROTO_TCP), TCP_CONGESTION, &name, &length), 0)
+        let algorithm = String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        XCTAssertEqual(algorithm, "reno", "BBR keeps the stream out of the kernel's thin-stream rules")
+    }
 }

@@ -63,12 +63,17 @@ final class MonitorSessionTests: XCTestCase {
         XCTAssertTrue(lines.first?.hasPrefix("monitor: steering by stick") ?? false, "\(lines)")
         XCTAssertEqual(lines.dropFirst().first, "+ replay \"Microsoft X-Box 360 pad\"")
         let pad = "replay \"Microsoft X-Box 360 pad\""
-        XCTAssertEqual(Array(lines.dropFirst(2)), [
-            "   0.000  \(pad)  BTN_START down → engine / θ 0.0° / range 0  ⇒ (engine on, nothing sent yet)",
-            "   0.050  \(pad)  BTN_START up → — / θ 0.0° / range 0",
-            "   0.100  \(pad)  BTN_TR down → speed_up / θ 0.0° / range 0  ⇒ M,0,10,1",
-            "   0.150  \(pad)  BTN_TR up → — / θ 0.0° / range 0",
-            "   0.200  \(pad)  ABS_X 32767 (1.00) → steer +90.0° / θ +90.0° / range 2  ⇒ R,2,10,1",
+        // The pad (045e:028e) has a GameControllerDB entry: its layout is said once, and every code is
+        // followed by its standard name.
+        let layout = lines.dropFirst(2).first ?? ""
+        XCTAssertTrue(layout.hasPrefix("  layout of \(pad): standard, from the built-in GameControllerDB line "), layout)
+        XCTAssertTrue(layout.hasSuffix("(\"Xbox 360 Controller\")"), layout)
+        XCTAssertEqual(Array(lines.dropFirst(3)), [
+            "   0.000  \(pad)  BTN_START [start] down → engine / θ 0.0° / range 0  ⇒ (engine on, nothing sent yet)",
+            "   0.050  \(pad)  BTN_START [start] up → — / θ 0.0° / range 0",
+            "   0.100  \(pad)  BTN_TR [rightshoulder] down → speed_up / θ 0.0° / range 0  ⇒ M,0,10,1",
+            "   0.150  \(pad)  BTN_TR [rightshoulder] up → — / θ 0.0° / range 0",
+            "   0.200  \(pad)  ABS_X [leftx] 32767 (1.00) → steer +90.0° / θ +90.0° / range 2  ⇒ R,2,10,1",
             "   0.200  carbridge  end of recording → INPUT LOST / θ +90.0° / range 2  ⇒ R,2,0,1",
             "monitor: replay finished",
         ])

@@ -40,13 +40,14 @@ final class DelayedAckTests: XCTestCase {
         defer { terminal.closeAll() }
         let process = try CarbridgeProcess(arguments: arguments, terminal: terminal)
         defer { if process.process.isRunning { process.signal(SIGKILL) } }
-        XCTAssertTrue(car.wait { $0.connectionCount == 1 }, "never connected:\n\(process.stderr)")
-        usleep(300_000)
-        press(terminal, "e")
-        press(terminal, "+++++", pause: 500_000)
+        XCTAssertTrue(car.wait { $0.connectionCount == 1 && !$0.handshakes.isEmpty }, "never connected:\n\(process.stderr)")
+        terminal.type("e+++++")  // engine on, S = 50: streaming
+        XCTAssertTrue(car.wait { $0.driven.last?.text == "M,0,50,1" }, "\(car.received.map(\.text))")
+        // Until 60 stream frames (3 s at the stream's 50 ms) arrived, or 3 s passed.
         let start = monotonicSeconds()
-        usleep(3_000_000)
-        let streamed = car.driven.filter { $0.text == "M,0,50,1" && $0.time >= start }
+        let arrived = { car.driven.filter { $0.text == "M,0,50,1" && $0.time >= start } }
+        car.wait(timeout: 3) { _ in arrived().count >= 60 }
+        let streamed = arrived()
         process.signal(SIGTERM)
         XCTAssertEqual(process.waitForExit(), 0, process.stderr)
         return (median(streamIntervals(streamed)), streamed.count)

@@ -28,7 +28,9 @@ final class ReplayTests: XCTestCase {
         XCTAssertEqual(status, 0, process.stderr)
         XCTAssertEqual(car.connectionCount, 1)
         // BTN_START engine on (nothing sent) · BTN_TR ×3 · ABS_X 30000 (θ≈81° → A=2) then 32767 (θ=90, A stays 2)
-        // · BTN_EAST F2 (its own frame, then the stream resumes) · BTN_NORTH gear · BTN_TL ×3 · BTN_START off.
+        // · BTN_EAST F2 (its own frame, then the stream resumes) · the Y button gear · BTN_TL ×3 · BTN_START off.
+        // The pad has a GameControllerDB entry, so its buttons are where they are on the pad: xpad sends the
+        // Y button as BTN_Y (0x134, the kernel's BTN_WEST), which the DB's y:b3 makes the north button.
         // The replay ends with the engine off: input lost and shutdown send nothing more.
         XCTAssertEqual(car.handshakes, ["E,0,0,0"])
         XCTAssertEqual(distinctRuns(car.driven), [

@@ -338,14 +338,24 @@ class Suite:
         last = next((e for e in reversed(events[:events.index(off)]) if rx_frame(e)), None)
         return off, (off[1] - last[1]) / 1000.0 if last else None
 
-    def test_kill9(self, elf=None, control=False):
-        label = "kill -9 carbridge while S=50"
-        car = self.harness("kill9" + ("-control" if control else ""), elf)
-        bridge, moving = self.drive_to_50(car, "kill9" + ("-control" if control else ""))
+    def moving_at_50(self, name, elf, control, label):
+        """A simulated car and carbridge driving it at S=50 with the wheels running; (None, None), after a
+        failed check, when the wheels never ran."""
+        tag = name + ("-control" if control else "")
+        car = self.harness(tag, elf)
+        bridge, moving = self.drive_to_50(car, tag)
         if moving is None:
             bridge.kill()
             car.stop()
-            return self.check(label + ": drive to S=50", False, "the wheels never ran at S=50")
+            self.check(label + ": drive to S=50", False, "the wheels never ran at S=50")
+            return None, None
+        return car, bridge
+
+    def test_kill9(self, elf=None, control=False):
+        label = "kill -9 carbridge while S=50"
+        car, bridge = self.moving_at_50("kill9", elf, control, label)
+        if car is None:
+            return False
         since = car.mark()
         bridge.proc.send_signal(signal.SIGKILL)
         bridge.wait(5)
@@ -381,12 +391,9 @@ class Suite:
 
     def test_quiet_link(self, elf=None, control=False):
         label = "a link that goes quiet without closing (carbridge SIGSTOP) while S=50"
-        car = self.harness("quiet" + ("-control" if control else ""), elf)
-        bridge, moving = self.drive_to_50(car, "quiet" + ("-control" if control else ""))
-        if moving is None:
-            bridge.kill()
-            car.stop()
-            return self.check(label + ": drive to S=50", False, "the wheels never ran at S=50")
+        car, bridge = self.moving_at_50("quiet", elf, control, label)
+        if car is None:
+            return False
         since = car.mark()
         bridge.proc.send_signal(signal.SIGSTOP)
         off, delay = self.failsafe_stop(car, since)

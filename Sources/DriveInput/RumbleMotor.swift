@@ -1,0 +1,105 @@
+import CLinux
+import DriveSystem
+import Glibc
+
+/// A pad's rumble motors (`FF_RUMBLE` through evdev): its node opened a second time for writing, a few
+/// effects uploaded once (`EVIOCSFF`), each played later with one non-blocking `write` of an `EV_FF`
+/// event. Nothing here blocks: a full queue or a pad gone only loses that pulse.
+public final class RumbleMotor {
+    /// One pulse pattern: magnitudes 0…1 of the strong (low-frequency) and weak motors, how long each
+    /// pulse lasts, the pause before each, and how many pulses.
+    public struct Pattern: Hashable, Sendable {
+        public var strong: Double
+        public var weak: Double
+        public var length: Duration
+        public var delay: Duration
+        public var count: Int32
+
+        /// Creates a pattern.
+        public init(strong: Double, weak: Double, length: Duration, delay: Duration = .zero, count: Int32 = 1) {
+            self.strong = strong
+            self.weak = weak
+            self.length = length
+            self.delay = delay
+            self.count = count
+        }
+    }
+
+    /// The node.
+    public let path: String
+    private var fd: Int32
+    /// The kernel's id of each uploaded pattern, by the caller's index.
+    private var effectIDs: [Int16] = []
+    private var counts: [Int32] = []
+
+    /// Opens `path` for writing and uploads `patterns` at `strength` (0…1); nil when the pad has no
+    /// `FF_RUMBLE`, may not be written, or refuses the upload (such pads are skipped silently).
+    public init?(path: String, patterns: [Pattern], strength: Double) {
+        self.path = path
+        fd = cb_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0)
+        guard fd >= 0 else { return nil }
+        // Once every property is set, a failed init still runs deinit: `close()` leaves fd at -1.
+        guard Self.hasRumble(fd) else {
+            close()
+            return nil
+        }
+        let scale = min(max(strength, 0), 1) * 65535
+        for pattern in patterns {
+            var effect = ff_effect()
+            effect.type = UInt16(FF_RUMBLE)
+            effect.id = -1
+            effect.replay.length = UInt16(clamping: pattern.length.milliseconds)
+            effect.replay.delay = UInt16(clamping: pattern.delay.milliseconds)
+            effect.u.rumble.strong_magnitude = UInt16(min(max(pattern.strong, 0), 1) * scale)
+            effect.u.rumble.weak_magnitude = UInt16(min(max(pattern.weak, 0), 1) * scale)
+            guard cb_ioctl_ptr(fd, Self.uploadRequest, &effect) >= 0 else {
+                close()
+                return nil
+            }
+            effectIDs.append(effect.id)
+            counts.append(pattern.count)
+        }
+    }
+
+    deinit { close() }
+
+    /// Plays pattern `index` (as passed to `init`): one `write`, never waiting.
+    @discardableResult
+    public func play(_ index: Int) -> Bool {
+        guard fd >= 0, effectIDs.indices.contains(index) else { return false }
+        var event = input_event()
+        event.type = UInt16(EV_FF)
+        event.code = UInt16(bitPattern: effectIDs[index])
+        event.value = counts[index]
+        let written = withUnsafeBytes(of: &event) { Glibc.write(fd, $0.baseAddress, $0.count) }
+        return written == MemoryLayout<input_event>.size
+    }
+
+    /// Closes the node (the kernel drops the uploaded effects with it).
+    public func close() {
+        guard fd >= 0 else { return }
+        Syscall.close(fd)
+        fd = -1
+    }
+
+    /// `EVIOCSFF`: `_IOW('E', 0x80, struct ff_effect)` (a function-like macro Swift does not import).
+    private static let uploadRequest = UInt(1) << 30 | UInt(MemoryLayout<ff_effect>.size) << 16 | UInt(0x45) << 8 | 0x80
+
+    /// True when `EVIOCGBIT(EV_FF)` has `FF_RUMBLE`.
+    private static func hasRumble(_ fd: Int32) -> Bool {
+        var bits = [UInt8](repeating: 0, count: 16)  // FF_MAX 0x7f → 128 bits
+        // EVIOCGBIT(EV_FF, 16) = _IOC(_IOC_READ, 'E', 0x20 + EV_FF, 16).
+        let request = UInt(2) << 30 | UInt(bits.count) << 16 | UInt(0x45) << 8 | UInt(0x20 + Int(EV_FF))
+        guard bits.withUnsafeMutableBytes({ cb_ioctl_ptr(fd, request, $0.baseAddress) }) >= 0 else { return false }
+        let rumble = Int(FF_RUMBLE)
+        return bits[rumble / 8] & (1 << UInt8(rumble % 8)) != 0
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds.
+    fileprivate var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -1,0 +1,94 @@
+import DriveCore
+import DriveInput
+
+/// A rumble pattern the pad plays to tell the driver something.
+public enum RumbleCue: Int, Hashable, Sendable, CaseIterable {
+    /// The engine went on: one short pulse.
+    case engineOn
+    /// The car was stopped for safety (link lost, input lost): one long pulse.
+    case stopped
+    /// The kiosk turn ends in 10 s: two short pulses.
+    case turnEnding
+    /// Speed+ at `max_speed`: one very short pulse.
+    case speedCapped
+}
+
+extension RumbleCue {
+    /// The pulses: short 150 ms, long 700 ms, two short with 120 ms before each, very short 60 ms (weak motor).
+    public var pattern: RumbleMotor.Pattern {
+        switch self {
+        case .engineOn: return RumbleMotor.Pattern(strong: 0.8, weak: 0.4, length: .milliseconds(150))
+        case .stopped: return RumbleMotor.Pattern(strong: 1, weak: 1, length: .milliseconds(700))
+        case .turnEnding:
+            return RumbleMotor.Pattern(strong: 0.8, weak: 0.4, length: .milliseconds(150), delay: .milliseconds(120), count: 2)
+        case .speedCapped: return RumbleMotor.Pattern(strong: 0, weak: 0.7, length: .milliseconds(60))
+        }
+    }
+}
+
+/// What the bridge reports, as the feedback cares about it.
+public enum BridgeEvent: Hashable, Sendable {
+    /// The drive state after a step.
+    case state(DriveState)
+    /// The link went up (`true`) or is down (`false`).
+    case link(up: Bool)
+    /// A control was applied.
+    case applied(Control)
+}
+
+/// Decides which rumble cue each bridge event deserves, and when a kiosk turn's warning is due. Pure:
+/// times are handed in; whoever runs it arms a timer at `nextDeadline` and calls `tick(at:)` there.
+public struct FeedbackPlanner: Sendable {
+    /// The speed cap (`drive.max_speed`): Speed+ that leaves the speed here is `speedCapped`.
+    public let maxSpeed: Int
+    /// The kiosk turn (`kiosk.session_limit_s`), if any.
+    public let sessionLimit: Duration?
+    /// How long before a turn's end the warning plays.
+    public let warningLead: Duration
+
+    private var engineOn = false
+    private var linkUp = false
+    private var speed = 0
+    /// When the current turn's warning plays; nil when none is due.
+    public private(set) var nextDeadline: Instant?
+
+    /// A planner for a `maxSpeed` cap and a kiosk `sessionLimit`, warning `warningLead` before a turn ends.
+    public init(maxSpeed: Int, sessionLimit: Duration?, warningLead: Duration = .seconds(10)) {
+        self.maxSpeed = maxSpeed
+        self.sessionLimit = sessionLimit
+        self.warningLead = warningLead
+    }
+
+    /// The cues `event` at `now` calls for (in order).
+    public mutating func handle(_ event: BridgeEvent, at now: Instant) -> [RumbleCue] {
+        switch event {
+        case .state(let state):
+            speed = state.speed
+            guard state.engineOn != engineOn else { return [] }
+            engineOn = state.engineOn
+            guard engineOn else {
+                nextDeadline = nil
+                return []
+            }
+            // A turn starts with the engine (SessionLimit); warn `warningLead` before its end, if it is longer.
+            if let limit = sessionLimit, limit > warningLead { nextDeadline = now.advanced(by: limit - warningLead) }
+            return [.engineOn]
+        case .link(let up):
+            defer { linkUp = up }
+            return linkUp && !up ? [.stopped] : []
+        case .applied(.inputLost):
+            return [.stopped]
+        case .applied(.speedUp):
+            return engineOn && speed >= maxSpeed ? [.speedCapped] : []
+        case .applied:
+            return []
+        }
+    }
+
+    /// The cues due at `now` (the turn's warning once its time has come).
+    public mutating func tick(at now: Instant) -> [RumbleCue] {
+        guard let due = nextDeadline, now >= due else { return [] }
+        nextDeadline = nil
+        return engineOn ? [.turnEnding] : []
+    }
+}
