@@ -46,6 +46,8 @@ public struct CarbridgeConfig: Sendable {
         public var grab: Bool = ConfigKeys.grab.defaultValue
         /// `mapping_db`: the user's GameControllerDB file; nil = none.
         public var mappingDB: String? = ConfigKeys.mappingDB.defaultValue
+        /// `board`: the balance board; used when a steering or throttle source is `board`.
+        public var board: DeviceMatch = ConfigKeys.board.defaultValue
     }
 
     /// `[dashboard]`: the web dashboard and `/metrics` (off unless `listen` is set).
@@ -81,7 +83,9 @@ public struct CarbridgeConfig: Sendable {
     }
 
     /// Where θ comes from.
-    public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none }
+    public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none, board }
+    /// Where the speed comes from besides Speed±.
+    public enum ThrottleSource: String, CaseIterable, Sendable { case trigger, tilt, board }
     /// How a stick becomes θ.
     public enum StickMode: String, CaseIterable, Sendable { case x, polar }
 
@@ -119,6 +123,40 @@ public struct CarbridgeConfig: Sendable {
     public struct Throttle: Sendable {
         /// `axis`: e.g. `ABS_RZ`; empty = off (Speed± buttons only). Resolved to its code at load.
         public internal(set) var axis: String = ConfigKeys.throttleAxis.defaultValue
+        /// `source`: `trigger` (the axis), `tilt` (the pitch) or `board`.
+        public var source: ThrottleSource = ConfigKeys.throttleSource.defaultValue
+        /// `pitch_axes`: the accelerometer axes whose atan2 is the pitch, e.g. `y,z`.
+        public var pitchAxes: TiltAxes = ConfigKeys.pitchAxes.defaultValue
+        /// `neutral_deg`: the pitch that means standing still (`carbridge calibrate` writes it).
+        public var neutralDegrees: Double = ConfigKeys.pitchNeutral.defaultValue
+        /// `deadzone_deg`: pitch around neutral ignored.
+        public var deadzoneDegrees: Double = ConfigKeys.pitchDeadzone.defaultValue
+        /// `full_deg`: the pitch that gives `max_speed`.
+        public var fullDegrees: Double = ConfigKeys.pitchFull.defaultValue
+        /// `reverse`: leaning back drives backwards.
+        public var reverse: Bool = ConfigKeys.reverse.defaultValue
+    }
+
+    /// `[board]`: the balance board.
+    public struct Board: Sendable {
+        /// `min_weight_kg`: from this weight a rider is present.
+        public var minimumWeightKilograms: Double = ConfigKeys.minWeight.defaultValue
+        /// `weight_hysteresis_kg`: gone only below the minimum minus this.
+        public var weightHysteresisKilograms: Double = ConfigKeys.weightHysteresis.defaultValue
+        /// `deadzone`: centre of pressure ignored around the middle (fraction of the half-width).
+        public var deadzone: Double = ConfigKeys.boardDeadzone.defaultValue
+        /// `full_scale`: the centre of pressure that gives full lock or `max_speed`.
+        public var fullScale: Double = ConfigKeys.boardFullScale.defaultValue
+    }
+
+    /// `[handsfree]`: arming and stopping without hands.
+    public struct HandsFree: Sendable {
+        /// `arm_after_s`: still this long arms.
+        public var armAfterSeconds: Double = ConfigKeys.armAfter.defaultValue
+        /// `engine_off_after_s`: the engine goes off this long after stepping off.
+        public var engineOffAfterSeconds: Double = ConfigKeys.engineOffAfter.defaultValue
+        /// `arm_tilt`: a tilt rig arms too (opt-in).
+        public var armTilt: Bool = ConfigKeys.armTilt.defaultValue
     }
 
     /// `[gestures]`: long-press and hold-to-repeat timing.
@@ -167,6 +205,10 @@ public struct CarbridgeConfig: Sendable {
     public var steering: Steering = Steering()
     /// `[throttle]`.
     public var throttle: Throttle = Throttle()
+    /// `[board]`.
+    public var board: Board = Board()
+    /// `[handsfree]`.
+    public var handsfree: HandsFree = HandsFree()
     /// `[gestures]`.
     public var gestures: Gestures = Gestures()
     /// `[dashboard]`.

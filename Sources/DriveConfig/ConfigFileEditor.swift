@@ -50,13 +50,15 @@ public enum ConfigFileEditor {
     /// `carbridge calibrate`, the monitor's and `run`'s calibrate button do): rounded to 0.1°, the key's line
     /// replaced (or added) keeping every other line and comment, and the edited text validated as a whole
     /// config (with `resolver` for the evdev names) before it replaces the file atomically. A file that would
-    /// not be valid afterwards is left as it was. Returns the value saved.
+    /// not be valid afterwards is left as it was. Returns the value saved. `neutral` is the key: the
+    /// roll's (`[steering] neutral_deg`) or the tilt throttle's pitch (`[throttle] neutral_deg`).
     @discardableResult
     public static func saveNeutral(
-        _ degrees: Double, file path: String, resolver: any EventCodeResolver
+        _ degrees: Double, file path: String, resolver: any EventCodeResolver,
+        key neutral: ConfigKey<Double> = ConfigKeys.neutral
     ) throws(ConfigErrors) -> Double {
         let rounded = roundedNeutral(degrees)
-        let key = ConfigKeys.neutral.path
+        let key = neutral.path
         guard rounded.isFinite else {
             throw ConfigErrors([ConfigError(file: path, line: nil, key: key, message: "\(degrees) is not a number of degrees")])
         }
@@ -66,12 +68,12 @@ public enum ConfigFileEditor {
         } catch {
             throw ConfigErrors([error])
         }
-        let edited = set(in: text, table: ConfigKeys.neutral.table, key: ConfigKeys.neutral.name, value: "\(rounded)")
+        let edited = set(in: text, table: neutral.table, key: neutral.name, value: "\(rounded)")
         let config = try CarbridgeConfig.load(text: edited, file: path, resolver: resolver)
-        guard config.steering.neutralDegrees == rounded else {
+        guard config[keyPath: neutral.keyPath] == rounded else {
             throw ConfigErrors([ConfigError(
                 file: path, line: config.lines[key], key: key,
-                message: "the file was not changed: editing it did not set neutral_deg = \(rounded); set it by hand")])
+                message: "the file was not changed: editing it did not set \(key) = \(rounded); set it by hand")])
         }
         do {
             try TextFile.writeAtomically(edited, to: path)

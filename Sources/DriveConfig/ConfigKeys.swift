@@ -159,6 +159,13 @@ public enum ConfigKeys {
         doc: "Extra key devices (arcade buttons, foot pedals), matched like gamepad; \"none\" = off.",
         at: \.devices.keyboard)
 
+    /// `[devices] board`.
+    public static let board: ConfigKey<DeviceMatch> = deviceMatch(
+        "board", default: .auto,
+        doc: "The Wii Balance Board, matched like gamepad; used when a [steering] or [throttle] source is \"board\".",
+        details: ["The kernel's hid-wiimote names it \"Nintendo Wii Remote Balance Board\" (pair it with `carbridge pair`)."],
+        at: \.devices.board)
+
     /// `[devices] grab`.
     public static let grab: ConfigKey<Bool> = .boolean(
         "devices", "grab", default: false,
@@ -201,7 +208,9 @@ public enum ConfigKeys {
     /// `[steering] source`.
     public static let source: ConfigKey<CarbridgeConfig.SteeringSource> = .choice(
         "steering", "source", default: CarbridgeConfig.SteeringSource.stick,
-        doc: "Where the steering angle comes from.", at: \.steering.source)
+        doc: "Where the steering angle comes from.",
+        details: ["\"board\": the balance board's sideways centre of pressure, with [board] deadzone and full_scale."],
+        at: \.steering.source)
 
     /// `[steering] mode`.
     public static let mode: ConfigKey<CarbridgeConfig.StickMode> = .choice(
@@ -281,6 +290,103 @@ public enum ConfigKeys {
         "throttle", "axis", default: "", doc: "An analog trigger as throttle (e.g. \"ABS_RZ\"); \"\" = off.",
         details: ["Speed follows the trigger in steps of 10, capped by max_speed; off = Speed+ / Speed- only."],
         at: \.throttle.axis)
+
+    /// `[throttle] source`.
+    public static let throttleSource: ConfigKey<CarbridgeConfig.ThrottleSource> = .choice(
+        "throttle", "source", default: CarbridgeConfig.ThrottleSource.trigger,
+        doc: "Where the speed comes from besides Speed+/Speed-: \"trigger\" (axis), \"tilt\" (pitch) or \"board\".",
+        details: [
+            "  \"trigger\"  the analog axis above, if set",
+            "  \"tilt\"     the accelerometer's pitch: lean forward past deadzone_deg to go, full_deg is max_speed",
+            "  \"board\"    the balance board's forward centre of pressure ([board] deadzone, full_scale)",
+            "Leaning back past the dead zone stops; after every stop the lean must come back to neutral first.",
+        ],
+        at: \.throttle.source)
+
+    /// `[throttle] pitch_axes`.
+    public static let pitchAxes: ConfigKey<TiltAxes> = ConfigKey(
+        "throttle", "pitch_axes", .string, default: .string("y,z"),
+        doc: "Tilt throttle: the pitch is atan2(first, second) over these axes (after the mount matrix); \"-\" flips.",
+        details: ["Leaning forward must make the pitch grow; flip the first axis (\"-y,z\") if it shrinks."],
+        at: \.throttle.pitchAxes
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        guard let axes = TiltAxes(parsing: text) else {
+            throw ConfigValueError("\"\(text)\" must name two different axes, e.g. \"y,z\" or \"-y,z\"")
+        }
+        return axes
+    }
+
+    /// `[throttle] neutral_deg`.
+    public static let pitchNeutral: ConfigKey<Double> = .number(
+        "throttle", "neutral_deg", default: 0, range: -180...180,
+        doc: "The pitch that means standing still, in degrees (`carbridge calibrate` writes it with the roll's).",
+        at: \.throttle.neutralDegrees)
+
+    /// `[throttle] deadzone_deg`.
+    public static let pitchDeadzone: ConfigKey<Double> = .number(
+        "throttle", "deadzone_deg", default: 5, range: 0...45,
+        doc: "Tilt throttle: pitch around neutral that means stand still, in degrees.", at: \.throttle.deadzoneDegrees)
+
+    /// `[throttle] full_deg`.
+    public static let pitchFull: ConfigKey<Double> = .number(
+        "throttle", "full_deg", default: 25, range: 1...90,
+        doc: "Tilt throttle: the forward pitch that gives max_speed, in degrees (more than deadzone_deg).",
+        at: \.throttle.fullDegrees)
+
+    /// `[throttle] reverse`.
+    public static let reverse: ConfigKey<Bool> = .boolean(
+        "throttle", "reverse", default: false,
+        doc: "Tilt/board throttle: leaning back drives backwards (the stop frame, then Gear); false = leaning back stops.",
+        at: \.throttle.reverse)
+
+    // MARK: [board]
+
+    /// `[board] min_weight_kg`.
+    public static let minWeight: ConfigKey<Double> = .number(
+        "board", "min_weight_kg", default: 20, range: 1...150,
+        doc: "From this weight (kg) someone stands on the board; stepping off is the dead-man (the car stops).",
+        at: \.board.minimumWeightKilograms)
+
+    /// `[board] weight_hysteresis_kg`.
+    public static let weightHysteresis: ConfigKey<Double> = .number(
+        "board", "weight_hysteresis_kg", default: 5, range: 0...50,
+        doc: "The rider counts as gone only below min_weight_kg minus this, so a light rider does not flicker.",
+        at: \.board.weightHysteresisKilograms)
+
+    /// `[board] deadzone`.
+    public static let boardDeadzone: ConfigKey<Double> = .number(
+        "board", "deadzone", default: 0.1, range: 0...0.9,
+        doc: "Centre of pressure around the middle ignored, as a fraction of the half-width (steering and throttle).",
+        at: \.board.deadzone)
+
+    /// `[board] full_scale`.
+    public static let boardFullScale: ConfigKey<Double> = .number(
+        "board", "full_scale", default: 0.5, range: 0.05...1,
+        doc: "The centre of pressure (fraction of the half-width) that gives full lock or max_speed.",
+        at: \.board.fullScale)
+
+    // MARK: [handsfree]
+
+    /// `[handsfree] arm_after_s`.
+    public static let armAfter: ConfigKey<Double> = .number(
+        "handsfree", "arm_after_s", default: 2, range: 0.1...60,
+        doc: "The engine goes on when the rider has stood still (lean inside the dead zone) this long, in seconds.",
+        details: ["Always on with a board; with a tilt rig only when arm_tilt = true. A wobble restarts the count."],
+        at: \.handsfree.armAfterSeconds)
+
+    /// `[handsfree] engine_off_after_s`.
+    public static let engineOffAfter: ConfigKey<Double> = .number(
+        "handsfree", "engine_off_after_s", default: 5, range: 0...600,
+        doc: "After stepping off the board (the car stops at once) the engine goes off this many seconds later.",
+        at: \.handsfree.engineOffAfterSeconds)
+
+    /// `[handsfree] arm_tilt`.
+    public static let armTilt: ConfigKey<Bool> = .boolean(
+        "handsfree", "arm_tilt", default: false,
+        doc: "Tilt rig: the engine goes on when the sensor is held near neutral for arm_after_s (opt-in).",
+        details: ["Off by default: a laptop lying on a desk is still too."],
+        at: \.handsfree.armTilt)
 
     // MARK: [gestures]
 
@@ -363,14 +469,21 @@ public enum ConfigKeys {
         ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(
-            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, mappingDB]),
+            "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, mappingDB, board]),
         ConfigTableDeclaration(
             "steering", doc: "Stick or tilt to the steering angle.",
             keys: [
                 source, mode, axisX, axisY, deadzone, invert, expo, tiltAxes, neutral, sensitivity, smoothing, sampleRate,
                 inputTimeout,
             ]),
-        ConfigTableDeclaration("throttle", doc: "An analog trigger as throttle.", keys: [throttleAxis]),
+        ConfigTableDeclaration(
+            "throttle", doc: "An analog trigger, the tilt's pitch or the board as throttle.",
+            keys: [throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse]),
+        ConfigTableDeclaration(
+            "board", doc: "The Wii Balance Board (hands-free): presence and the centre of pressure.",
+            keys: [minWeight, weightHysteresis, boardDeadzone, boardFullScale]),
+        ConfigTableDeclaration(
+            "handsfree", doc: "Arming and stopping without hands.", keys: [armAfter, engineOffAfter, armTilt]),
         ConfigTableDeclaration(
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(

@@ -86,9 +86,10 @@ extension CarbridgeConfig {
                 verticalAxis: steering.tiltAxes.vertical.axis, neutralDegrees: steering.neutralDegrees,
                 sensitivity: steering.sensitivity, invert: steering.invert,
                 filterTimeConstant: .milliseconds(Int64(steering.smoothingMilliseconds.rounded())))
-        case .none:
+        case .none, .board:
             break
         }
+        settings.handsFree = handsFreeSettings
         if let code = mapping.throttleAxisCode {
             settings.throttle = ThrottleMapper.Settings(axisCode: code, maxSpeed: drive.speedCeiling)
         }
@@ -98,6 +99,47 @@ extension CarbridgeConfig {
             repeatEnabled: gestures.repeatDelayMilliseconds > 0,
             repeatDelay: .milliseconds(max(1, gestures.repeatDelayMilliseconds)),
             repeatInterval: .milliseconds(gestures.repeatIntervalMilliseconds))
+        return settings
+    }
+
+    /// True when the balance board is used (a steering or throttle source is `board`).
+    public var usesBoard: Bool { steering.source == .board || throttle.source == .board }
+
+    /// The accelerometer is opened: tilt steering or a tilt throttle.
+    public var usesAccelerometer: Bool { steering.source == .tilt || throttle.source == .tilt }
+
+    /// The pitch mapper's settings for the tilt throttle: its own axis pair and neutral, the steering's filter.
+    public var pitchSettings: TiltMapper.Settings {
+        TiltMapper.Settings(
+            mountMatrix: throttle.pitchAxes.mountMatrix, lateralAxis: throttle.pitchAxes.lateral.axis,
+            verticalAxis: throttle.pitchAxes.vertical.axis, neutralDegrees: throttle.neutralDegrees,
+            filterTimeConstant: .milliseconds(Int64(steering.smoothingMilliseconds.rounded())))
+    }
+
+    /// The hands-free part of the mapper; nil when neither the tilt's pitch nor the board drives.
+    public var handsFreeSettings: HandsFreeMapper.Settings? {
+        var settings = HandsFreeMapper.Settings(
+            boardSteers: steering.source == .board,
+            boardLean: LeanThrottleMapper.Settings(
+                deadZone: board.deadzone, fullScale: board.fullScale, maxSpeed: drive.speedCeiling, reverse: throttle.reverse),
+            presence: WeightPresence(
+                minimumKilograms: board.minimumWeightKilograms, hysteresisKilograms: board.weightHysteresisKilograms))
+        switch throttle.source {
+        case .trigger: break
+        case .board: settings.throttle = .board
+        case .tilt:
+            settings.throttle = .tilt(
+                pitch: pitchSettings,
+                lean: LeanThrottleMapper.Settings(
+                    deadZone: throttle.deadzoneDegrees, fullScale: throttle.fullDegrees, maxSpeed: drive.speedCeiling,
+                    reverse: throttle.reverse))
+        }
+        guard settings.throttle != nil || settings.boardSteers else { return nil }
+        if usesBoard || (throttle.source == .tilt && handsfree.armTilt) {
+            settings.arming = HandsFreeArming.Settings(
+                armAfter: .milliseconds(Int64((handsfree.armAfterSeconds * 1000).rounded())),
+                engineOffAfter: .milliseconds(Int64((handsfree.engineOffAfterSeconds * 1000).rounded())))
+        }
         return settings
     }
 }

@@ -18,13 +18,17 @@ public struct RunSnapshot: Sendable {
     public var notices: [String]
     /// The input sources in use, in words.
     public var inputs: [String]
+    /// The hands-free rider (tilt throttle, balance board); nil when nothing is hands-free.
+    public var handsFree: HandsFreeReading?
 
     /// Creates a snapshot (by default: engine off, nothing sent, nothing heard).
     public init(
         state: DriveState = DriveState(), linkName: String, linkStatus: String,
         lastFrame: (frame: Frame, time: Instant)? = nil, framesSent: Int = 0,
-        carLines: [(time: Instant, text: String)] = [], notices: [String] = [], inputs: [String] = []
+        carLines: [(time: Instant, text: String)] = [], notices: [String] = [], inputs: [String] = [],
+        handsFree: HandsFreeReading? = nil
     ) {
+        self.handsFree = handsFree
         self.state = state
         self.linkName = linkName
         self.linkStatus = linkStatus

@@ -83,6 +83,15 @@ input[type=password] { font-size:1.1em; padding:.3em; }
       <span>Gear <span id="gear" class="badge">FORWARD</span></span>
     </div>
   </section>
+  <section id="handsfree-section" class="hidden">
+    <h2>Rider <span id="hf-arming" class="badge">…</span></h2>
+    <svg id="hf-board" viewBox="-110 -110 220 220" width="160" height="160" aria-label="centre of pressure">
+      <rect x="-100" y="-100" width="200" height="200" fill="none" stroke="#2f3742" stroke-width="4"/>
+      <line x1="-100" y1="0" x2="100" y2="0" stroke="#2f3742" stroke-width="1"/><line x1="0" y1="-100" x2="0" y2="100" stroke="#2f3742" stroke-width="1"/>
+      <circle id="hf-dot" cx="0" cy="0" r="10" fill="var(--accent)"/>
+    </svg>
+    <div class="row"><span id="hf-weight"></span><span id="hf-cop"></span><span id="hf-pitch"></span></div>
+  </section>
   <section id="controls-section" class="hidden">
     <h2>Controls</h2>
     <div id="controls" class="hidden">
@@ -197,6 +206,26 @@ function render(s) {
   list("inputs", s.inputs.length ? s.inputs : ["none"], (li, t) => { li.textContent = t; });
   list("notices", s.notices.slice(-8), (li, t) => { li.textContent = t; });
   if (s.bt) renderBluetooth(s.bt);
+  renderHandsFree(s.handsFree);
+}
+
+// The hands-free rider: arming, the board's centre of pressure as a dot in a square (front up), the
+// weight, and a tilt throttle's pitch.
+function renderHandsFree(hf) {
+  $("handsfree-section").classList.toggle("hidden", !hf);
+  if (!hf) return;
+  $("hf-arming").textContent = hf.arming.toUpperCase(); $("hf-arming").dataset.arming = hf.arming;
+  $("hf-arming").className = "badge" + (hf.arming === "armed" ? " on" : "");
+  const board = hf.copX !== undefined;
+  $("hf-board").classList.toggle("hidden", !board);
+  if (board) {
+    const dot = $("hf-dot");
+    dot.setAttribute("cx", Math.max(-1, Math.min(1, hf.copX)) * 100);
+    dot.setAttribute("cy", -Math.max(-1, Math.min(1, hf.copY)) * 100);
+    $("hf-cop").textContent = "CoP x " + hf.copX.toFixed(2) + " y " + hf.copY.toFixed(2);
+  } else $("hf-cop").textContent = "";
+  $("hf-weight").textContent = hf.weight !== undefined ? hf.weight.toFixed(1) + " kg" : "";
+  $("hf-pitch").textContent = hf.pitch !== undefined ? "pitch " + (hf.pitch > 0 ? "+" : "") + hf.pitch.toFixed(1) + "°" : "";
 }
 
 // The Bluetooth search: its sentence and the devices found, each with a button that saves it as the link.

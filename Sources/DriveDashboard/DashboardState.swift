@@ -71,6 +71,18 @@ package struct DashboardState: Sendable {
             w.field("text", line.text)
         }
         out.stringArray("inputs", run.inputs)
+        if let handsFree = run.handsFree {
+            // The rider, for the kiosk operator: the arming state, the pitch, the board's dot in its square.
+            out.object("handsFree") { w in
+                w.field("arming", handsFree.arming.rawValue)
+                if let pitch = handsFree.pitchDegrees { w.field("pitch", pitch) }
+                if let weight = handsFree.weightKilograms { w.field("weight", weight) }
+                if let x = handsFree.centreX, let y = handsFree.centreY {
+                    w.field("copX", x)
+                    w.field("copY", y)
+                }
+            }
+        }
         out.stringArray("notices", run.notices)
         out.object("bt") { w in
             w.field("phase", bluetooth.phase.rawValue)

@@ -1,11 +1,13 @@
 /// Decides a device's class from its udev properties and capabilities. Pure.
 public enum DeviceClassifier {
     /// The class of an `input` device from its udev `properties` (`ID_INPUT_*`), the `EV_KEY` codes it
-    /// supports and its `INPUT_PROP_*` bits. Accelerometer beats gamepad (a DualSense's motion node has
-    /// no buttons), gamepad beats keyboard (many pads also set `ID_INPUT_KEY`).
+    /// supports and its `INPUT_PROP_*` bits. A balance board (by the name `hid-wiimote` gives it) beats
+    /// everything (udev calls it a joystick: it has `BTN_A`), accelerometer beats gamepad (a DualSense's
+    /// motion node has no buttons), gamepad beats keyboard (many pads also set `ID_INPUT_KEY`).
     public static func classifyInput(
-        properties: [String: String], keys: Set<UInt16> = [], inputProperties: Set<UInt16> = []
+        properties: [String: String], keys: Set<UInt16> = [], inputProperties: Set<UInt16> = [], name: String? = nil
     ) -> DeviceClass {
+        if let name, isBalanceBoard(name: name) { return .balanceBoard }
         if properties["ID_INPUT_ACCELEROMETER"] == "1" || inputProperties.contains(EvdevCode.propAccelerometer) {
             return .accelerometer
         }
@@ -17,6 +19,12 @@ public enum DeviceClassifier {
         }
         return .other
     }
+
+    /// The name `hid-wiimote` gives a balance board's input device (WIIMOTE_NAME " Balance Board").
+    public static let balanceBoardName = "Nintendo Wii Remote Balance Board"
+
+    /// True for a balance board's input device name.
+    public static func isBalanceBoard(name: String) -> Bool { name == balanceBoardName }
 
     /// The class of an `iio` device from the names of the files in its sysfs directory: an accelerometer
     /// when it has `in_accel_x_raw`, `in_accel_y_raw` and `in_accel_z_raw`.

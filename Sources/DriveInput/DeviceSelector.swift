@@ -8,6 +8,7 @@ extension DeviceRole {
         case .gamepad: return [.gamepad, .keyboard, .other]
         case .accelerometer: return [.accelerometer, .iioAccelerometer]
         case .keyboard: return [.keyboard, .gamepad, .other]
+        case .board: return [.balanceBoard]
         }
     }
 }

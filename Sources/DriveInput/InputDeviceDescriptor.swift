@@ -8,6 +8,9 @@ public enum DeviceClass: String, Hashable, Sendable, CaseIterable {
     case iioAccelerometer
     /// A keyboard or keypad (`ID_INPUT_KEY`): arcade buttons and foot pedals are keyboards too.
     case keyboard
+    /// A Wii Balance Board as `hid-wiimote` exposes it ("Nintendo Wii Remote Balance Board": four load
+    /// cells on `ABS_HAT0X`…`ABS_HAT1Y`).
+    case balanceBoard
     /// Anything else (mice, touchpads, power buttons, …).
     case other
 }

@@ -157,9 +157,11 @@ public final class UdevWatcher {
             let keys = parentAttribute("capabilities/key").map { DeviceClassifier.bits(ofSysfsBitmask: $0) } ?? []
             let inputProperties = parentAttribute("properties").map { DeviceClassifier.bits(ofSysfsBitmask: $0) } ?? []
             let quotedName = properties["NAME"].map { $0.trimmingCharacters(of: "\"") }
+            let name = parentAttribute("name") ?? quotedName ?? sysname
             return InputDeviceDescriptor(
-                deviceClass: DeviceClassifier.classifyInput(properties: properties, keys: keys, inputProperties: inputProperties),
-                name: parentAttribute("name") ?? quotedName ?? sysname,
+                deviceClass: DeviceClassifier.classifyInput(
+                    properties: properties, keys: keys, inputProperties: inputProperties, name: name),
+                name: name,
                 vendor: parentAttribute("id/vendor").flatMap { UInt16($0, radix: 16) },
                 product: parentAttribute("id/product").flatMap { UInt16($0, radix: 16) },
                 bustype: parentAttribute("id/bustype").flatMap { UInt16($0, radix: 16) },

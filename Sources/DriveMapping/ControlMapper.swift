@@ -27,13 +27,17 @@ public struct ControlMapper {
         public var gestures: ButtonGestures.Settings
         /// Smallest θ change worth a `.steer` (default 0.5°).
         public var steerResolutionDegrees: Double
+        /// Hands-free driving (a tilt throttle, a balance board, arming); nil = none.
+        public var handsFree: HandsFreeMapper.Settings?
 
         /// Creates settings; by default the stick steers in `.x` mode and nothing else is mapped.
         public init(
             stick: AxisMapper.Settings? = .init(), tilt: TiltMapper.Settings? = nil,
             throttle: ThrottleMapper.Settings? = nil, buttons: ButtonMap = .init(),
-            gestures: ButtonGestures.Settings = .init(), steerResolutionDegrees: Double = 0.5
+            gestures: ButtonGestures.Settings = .init(), steerResolutionDegrees: Double = 0.5,
+            handsFree: HandsFreeMapper.Settings? = nil
         ) {
+            self.handsFree = handsFree
             self.stick = stick
             self.tilt = tilt
             self.throttle = throttle
@@ -49,6 +53,12 @@ public struct ControlMapper {
     private let steerResolutionDegrees: Double
     private var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
+    /// The hands-free part; nil when nothing is hands-free.
+    public private(set) var handsFree: HandsFreeMapper?
+    /// The drive machine's state as last seen: the hands-free part works out its controls against it
+    /// (the runtime sets it before each frame and tick; a toggle such as `.engine` is sent only when it
+    /// changes the right way).
+    public var driveState = DriveState.initial
 
     private var stickX = 0.0
     private var stickY = 0.0
@@ -67,6 +77,7 @@ public struct ControlMapper {
         steerResolutionDegrees = resolution.isFinite ? max(0, resolution) : 0.5
         gestures = ButtonGestures(map: settings.buttons, settings: settings.gestures)
         watchedAxisCodes = settings.buttons.boundAxisCodes
+        handsFree = settings.handsFree.map { HandsFreeMapper(settings: $0) }
     }
 
     /// True when `frame` carries a gravity vector tilt steering can use (finite, not zero on the tilt
@@ -78,11 +89,19 @@ public struct ControlMapper {
             && (gravity.x != 0 || gravity.y != 0 || gravity.z != 0)
     }
 
+    /// What a hands-free rider is doing (for the views); nil when nothing is hands-free.
+    public var handsFreeReading: HandsFreeReading? { handsFree?.reading }
+
     /// The tilt's neutral roll in degrees (after calibration), nil without tilt steering.
     public var tiltNeutralDegrees: Double? { tilt?.settings.neutralDegrees }
 
     /// The earliest instant `tick` has work (long press, repeat); nil when none.
-    public var nextDeadline: Instant? { gestures.nextDeadline }
+    public var nextDeadline: Instant? {
+        switch (gestures.nextDeadline, handsFree?.nextDeadline) {
+        case let (gesture?, handsFree?): return min(gesture, handsFree)
+        case let (gesture, handsFree): return gesture ?? handsFree
+        }
+    }
 
     /// Maps one frame from a device with `role`; the frame's time is "now".
     public mutating func handle(_ frame: InputFrame, role: DeviceRole) -> [MappedEvent] {
@@ -107,7 +126,8 @@ public struct ControlMapper {
         }
         var stickMoved = false
         for axis in frame.axes {
-            if !watchedAxisCodes.isEmpty, watchedAxisCodes.contains(axis.code) {
+            // A board's load cells sit on ABS_HAT0X…ABS_HAT1Y: they are weights, not D-pad directions.
+            if role != .board, !watchedAxisCodes.isEmpty, watchedAxisCodes.contains(axis.code) {
                 handleAxisDirections(code: axis.code, value: axis.value, role: role, at: now, into: &events)
             }
             guard role == .gamepad else { continue }
@@ -128,6 +148,14 @@ public struct ControlMapper {
             lastGravity = gravity
             if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
+        if role == .accelerometer, let gravity = frame.acceleration, handsFree != nil {
+            handsFree?.tilt(
+                gravity: gravity, rollDegrees: tilt?.filter.value, at: now, drive: driveState, into: &events)
+        }
+        if role == .board, handsFree != nil, !frame.axes.isEmpty,
+           let theta = handsFree?.board(axes: frame.axes, at: now, drive: driveState, into: &events) {
+            steer(theta, into: &events)
+        }
     }
 
     /// Fires due long presses and repeats.
@@ -142,6 +170,7 @@ public struct ControlMapper {
         let start = events.count
         gestures.tick(at: now, into: &events)
         handleCalibration(&events, from: start, at: now)
+        handsFree?.tick(at: now, drive: driveState, into: &events)
     }
 
     /// The device with `role` went away: forget its held buttons (a held dead-man is released),
@@ -156,6 +185,7 @@ public struct ControlMapper {
             stickY = 0
             lastSpeed = nil
         }
+        handsFree?.deviceLost(role: role)
         lastSteerDegrees = nil
         return gestures.releaseAll(role: role)
     }
@@ -206,6 +236,7 @@ public struct ControlMapper {
             events.append(event)
             guard event == .calibrate, let gravity = lastGravity, tilt != nil else { continue }
             tilt?.calibrate(from: gravity)
+            handsFree?.calibratePitch(from: gravity)
             if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
     }

@@ -6,4 +6,6 @@ public enum DeviceRole: String, CaseIterable, Hashable, Sendable {
     case accelerometer
     /// Keys only.
     case keyboard
+    /// A balance board: its load cells give presence, steering and throttle (hands-free); its button is mapped.
+    case board
 }

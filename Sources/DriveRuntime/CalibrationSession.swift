@@ -25,6 +25,8 @@ public final class CalibrationSession {
         public let rollSpread: Double
         /// Whether the device moved too much (`rollSpread` > `maximumRollSpread`).
         public var moved: Bool { rollSpread > CalibrationSession.maximumRollSpread }
+        /// The tilt throttle's neutral pitch in degrees (unrounded); nil unless `[throttle] source = "tilt"`.
+        public var pitchNeutral: Double? = nil
     }
 
     /// Above this roll spread (degrees) the user is told to hold the device still and run it again.
@@ -59,6 +61,9 @@ public final class CalibrationSession {
     public func run(configFile: String?) throws {
         let measurement = try measure()
         try save(measurement.neutral, to: configFile)
+        if let pitch = measurement.pitchNeutral {
+            try save(pitch, to: configFile, key: ConfigKeys.pitchNeutral)
+        }
     }
 
     /// Opens the accelerometer, samples it for the window and computes the neutral; warns on `output`
@@ -85,7 +90,15 @@ public final class CalibrationSession {
         }
         let rolls = samples.compactMap { mapper.rawRollDegrees($0) }
         let spread = (rolls.max() ?? 0) - (rolls.min() ?? 0)
-        let measurement = Measurement(neutral: neutral, sampleCount: samples.count, average: average, rollSpread: spread)
+        var measurement = Measurement(neutral: neutral, sampleCount: samples.count, average: average, rollSpread: spread)
+        if config.throttle.source == .tilt {
+            // The tilt throttle's pitch, over its own axis pair, from the same samples.
+            guard let pitch = TiltMapper(settings: config.pitchSettings).calibrateNeutral(from: average) else {
+                throw CarbridgeError("the gravity vector over pitch_axes \"\(config.throttle.pitchAxes)\" is zero; "
+                    + "check [throttle] pitch_axes (the axis pointing down at rest must be the second one)")
+            }
+            measurement.pitchNeutral = pitch
+        }
         if measurement.moved {
             output("calibrate: warning: the roll varied by \(Int(spread.rounded()))° while sampling; hold the device still and run it again")
         }
@@ -96,21 +109,22 @@ public final class CalibrationSession {
 
     /// Writes `neutral` into `file`'s `[steering]` table (keeping every other line); without a file,
     /// prints the value and how to set it.
-    public func save(_ neutral: Double, to file: String?) throws {
+    public func save(_ neutral: Double, to file: String?, key: ConfigKey<Double> = ConfigKeys.neutral) throws {
         let rounded = ConfigFileEditor.roundedNeutral(neutral)
+        let table = key.table
         guard let file else {
-            output("neutral_deg = \(rounded)")
-            output("not saved (no --config FILE): put `neutral_deg = \(rounded)` in the [steering] table of your config, "
+            output("\(key.name) = \(rounded)")
+            output("not saved (no --config FILE): put `\(key.name) = \(rounded)` in the [\(table)] table of your config, "
                 + "or run carbridge calibrate --config FILE")
             return
         }
         do {
-            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
+            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames(), key: key)
         } catch {
-            throw CarbridgeError("neutral_deg = \(rounded), but it could not be saved in \(file) (\(error)); "
-                + "set it by hand in the [steering] table")
+            throw CarbridgeError("\(key.name) = \(rounded), but it could not be saved in \(file) (\(error)); "
+                + "set it by hand in the [\(table)] table")
         }
-        output("neutral_deg = \(rounded) saved in \(file) [steering]")
+        output("\(key.name) = \(rounded) saved in \(file) [\(table)]")
     }
 
     private func openAccelerometer() throws -> AccelerometerSampler {

@@ -22,8 +22,11 @@ public struct DevicePicker: Sendable {
     public init(config: CarbridgeConfig) {
         func match(_ match: DeviceMatch) -> DeviceMatch? { match == .none ? nil : match }
         var entries = [Entry(key: "devices.gamepad", role: .gamepad, match: match(config.devices.gamepad))]
-        if config.steering.source == .tilt {
+        if config.usesAccelerometer {
             entries.append(Entry(key: "devices.accelerometer", role: .accelerometer, match: match(config.devices.accelerometer)))
+        }
+        if config.usesBoard {
+            entries.append(Entry(key: "devices.board", role: .board, match: match(config.devices.board)))
         }
         entries.append(Entry(key: "devices.keyboard", role: .keyboard, match: match(config.devices.keyboard)))
         self.entries = entries

@@ -38,8 +38,10 @@ public final class InputCoordinator {
     private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
         guard let self else { return }
         var events = self.takeScratch()
+        self.refreshDriveState()
         self.mapper.tick(at: self.loop.now(), into: &events)
         self.deliver(&events)
+        self.reportHandsFree()
     }
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
     @exclusivity(unchecked) private var scratch: [MappedEvent] = []
@@ -77,6 +79,10 @@ public final class InputCoordinator {
     public var onReplayFinished: (() -> Void)?
     /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
     public var onLayout: ((String, PadLayout) -> Void)?
+    /// The hands-free rider's reading after each frame and tick (only when something is hands-free).
+    public var onHandsFree: ((HandsFreeReading) -> Void)?
+    /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
+    public var driveState: (() -> DriveState)?
 
     /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded);
     /// `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG` variables are looked up (the process's by
@@ -118,7 +124,8 @@ public final class InputCoordinator {
 
     /// Replays an evemu recording instead of live devices, with its timing.
     public func startReplay(_ recording: EvemuRecording) {
-        let role: DeviceRole = recording.info.isAccelerometer ? .accelerometer : .gamepad
+        let role: DeviceRole = DeviceClassifier.isBalanceBoard(name: recording.info.name)
+            ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop)
         let name = "replay \"\(recording.info.name)\""
         player.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: "replay") }
@@ -360,8 +367,19 @@ public final class InputCoordinator {
             restored(.accelerometer)
         }
         var events = takeScratch()
+        refreshDriveState()
         mapper.handle(frame, role: role, into: &events)
         deliver(&events)
+        if role == .accelerometer || role == .board { reportHandsFree() }
+    }
+
+    private func reportHandsFree() {
+        if let onHandsFree, let reading = mapper.handsFreeReading { onHandsFree(reading) }
+    }
+
+    /// Hands the machine's current state to the mapper before it maps (hands-free controls depend on it).
+    private func refreshDriveState() {
+        if let driveState { mapper.driveState = driveState() }
     }
 
     /// The reusable event array, empty (taken out of `scratch`, so a control delivered from it that

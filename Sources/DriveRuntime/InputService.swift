@@ -46,6 +46,8 @@ final class InputService: RunService {
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         coordinator = inputs
         inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
+        inputs.driveState = { [weak bridge] in bridge?.state ?? .initial }
+        inputs.onHandsFree = { [weak model] reading in model?.handsFree = reading }
         inputs.onDeviceChange = { [weak self, weak inputs] _, _ in
             guard let self, let inputs else { return }
             self.onDevicesChanged(inputs.activeDescriptions)

@@ -54,6 +54,8 @@ public final class MonitorSession {
             output("  layout of \(source): \(layout.summary)")
         }
         inputs.onControl = { control in printer.control(control) }
+        // Hands-free controls are worked out against the (would-be) car's state: the monitor's own machine.
+        inputs.driveState = { [unowned printer] in printer.driveState }
         inputs.onDeviceChange = { description, added in
             printer.flush()
             output(added ? "+ \(description)" : "- \(description) gone (the car would stop)")
@@ -103,9 +105,18 @@ public final class MonitorSession {
                 + "sensitivity \(steering.sensitivity))"
         case .none:
             text = "no steering"
+        case .board:
+            text = "steering by board (deadzone \(config.board.deadzone), full scale \(config.board.fullScale))"
         }
         text += ", hysteresis \(config.drive.hysteresisDegrees)°"
         if !config.throttle.axis.isEmpty { text += ", throttle \(config.throttle.axis)" }
+        switch config.throttle.source {
+        case .trigger: break
+        case .tilt:
+            text += ", throttle by pitch (axes \(config.throttle.pitchAxes), neutral \(config.throttle.neutralDegrees)°, "
+                + "deadzone \(config.throttle.deadzoneDegrees)°, full \(config.throttle.fullDegrees)°)"
+        case .board: text += ", throttle by board"
+        }
         let buttons = config.buttons.map { "\($0.button)=\($0.action.rawValue)" }
             + config.longPressButtons.map { "long \($0.button)=\($0.action.rawValue)" }
         text += "; buttons " + (buttons.isEmpty ? "none" : buttons.joined(separator: " "))
@@ -136,6 +147,9 @@ private final class MonitorPrinter {
     var standardNames: [String: (keys: [UInt16: [String]], axes: [UInt16: [String]])] = [:]
     private var lastSamplePrinted: Instant?
 
+    /// The monitor's machine's state (what a connected car would be doing).
+    var driveState: DriveState { machine.state }
+
     init(config: CarbridgeConfig, loop: EventLoop, printEverySample: Bool, output: @escaping (String) -> Void) {
         formatter = MonitorFormatter(hysteresisDegrees: config.drive.hysteresisDegrees, resolver: EventCodeNames())
         machine = DriveMachine(settings: config.drive)
@@ -151,9 +165,10 @@ private final class MonitorPrinter {
     func frame(_ frame: InputFrame, role: DeviceRole, source: String) {
         flush()
         let names = standardNames[source]
-        pending = Pending(
-            time: loop.now(), source: source, role: role,
-            raw: formatter.describe(frame, keyNames: names?.keys ?? [:], axisNames: names?.axes ?? [:]))
+        let raw = role == .board
+            ? formatter.describeBoard(frame)
+            : formatter.describe(frame, keyNames: names?.keys ?? [:], axisNames: names?.axes ?? [:])
+        pending = Pending(time: loop.now(), source: source, role: role, raw: raw)
         // The mapper's controls for this frame arrive synchronously after this call.
         loop.execute { [weak self] in self?.flush() }
     }

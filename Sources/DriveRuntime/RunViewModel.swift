@@ -46,6 +46,16 @@ public final class RunViewModel: BridgeObserver {
         }
     }
 
+    /// The hands-free rider; a reading equal to the last one (they are rounded) changes nothing.
+    public var handsFree: HandsFreeReading? {
+        get { snapshot.handsFree }
+        set {
+            guard newValue != snapshot.handsFree else { return }
+            snapshot.handsFree = newValue
+            changed()
+        }
+    }
+
     /// Calls `handler` after anything shown has changed, from now on (besides `onChange`).
     public func addChangeHandler(_ handler: @escaping () -> Void) {
         changeHandlers.append(handler)

@@ -11,6 +11,8 @@ public struct MonitorFormatter {
     /// The current range `A`; nil before the first steer (then 0 is shown).
     public private(set) var range: Int?
     private let resolver: any EventCodeResolver
+    /// A balance board's cells as last reported (frames carry only the cells that changed).
+    public private(set) var board = BalanceBoardReading()
 
     /// Creates a formatter; `resolver` names evdev codes (`DriveInput.EventCodeNames`, libevdev's names,
     /// for the real monitor).
@@ -42,6 +44,22 @@ public struct MonitorFormatter {
         }
         return parts.isEmpty ? "(no change)" : parts.joined(separator: ", ")
     }
+
+    /// A balance board's frame: its four cells, the total weight and the centre of pressure,
+    /// e.g. `cells TR 19.50 BR 10.50 TL 19.50 BL 10.50 kg, weight 60.00 kg, CoP x +0.00 y +0.30`.
+    public mutating func describeBoard(_ frame: InputFrame) -> String {
+        guard board.apply(frame.axes) else { return describe(frame) }
+        let centre = board.centreOfPressure
+        var text = "cells TR \(Self.fixed(board.topRight, 2)) BR \(Self.fixed(board.bottomRight, 2)) "
+            + "TL \(Self.fixed(board.topLeft, 2)) BL \(Self.fixed(board.bottomLeft, 2)) kg, "
+            + "weight \(Self.fixed(board.weight, 2)) kg, CoP x \(Self.signedFraction(centre.x)) y \(Self.signedFraction(centre.y))"
+        let keys = describe(InputFrame(time: frame.time, keys: frame.keys))
+        if !frame.keys.isEmpty { text += ", " + keys }
+        return text
+    }
+
+    /// `+0.30`, `-0.05`.
+    static func signedFraction(_ value: Double) -> String { (value < 0 ? "-" : "+") + fixed(abs(value), 2) }
 
     /// Records `control` (a steer moves θ and the range) and returns its name, e.g. `steer -42.5°`.
     public mutating func apply(_ control: Control) -> String {

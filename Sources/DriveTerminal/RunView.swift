@@ -24,6 +24,7 @@ public enum RunView {
             lines.append("Last frame —   (\(snapshot.framesSent) sent)")
         }
         lines.append("Inputs: " + (snapshot.inputs.isEmpty ? "none" : snapshot.inputs.joined(separator: ", ")))
+        if let rider = snapshot.handsFree { lines.append(riderLine(rider)) }
         lines.append("")
         lines.append("From the car:")
         let budget = max(3, rows - lines.count - 6)
@@ -39,6 +40,18 @@ public enum RunView {
         let clipped = lines.prefix(rows).map { clip($0, columns) }
         return "\u{1B}[H\u{1B}[2J" + clipped.joined(separator: "\r\n") + "\r\n"
     }
+
+    /// The hands-free rider: `Rider armed   60.0 kg   CoP x +0.00 y +0.30   pitch +12.5°` (what is known).
+    static func riderLine(_ rider: HandsFreeReading) -> String {
+        var parts = ["Rider \(rider.arming.rawValue)"]
+        if let weight = rider.weightKilograms { parts.append("\(weight) kg") }
+        if let x = rider.centreX, let y = rider.centreY { parts.append("CoP x \(signed(x)) y \(signed(y))") }
+        if let pitch = rider.pitchDegrees { parts.append("pitch \(signed(pitch))°") }
+        return parts.joined(separator: "   ")
+    }
+
+    /// `+0.3`, `-12.5`, `+0.0`.
+    private static func signed(_ value: Double) -> String { (value < 0 ? "" : "+") + "\(value)" }
 
     /// A steering gauge: `[----|----]` with a marker where θ points.
     static func gauge(_ angleDegrees: Double, width: Int = 19) -> String {

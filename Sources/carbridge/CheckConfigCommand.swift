@@ -38,8 +38,10 @@ struct CheckConfigCommand: CarbridgeCommand {
             max speed \(drive.maxSpeed), idle timeout \(idle), on input lost: \(drive.onInputLost.rawValue)\
             \(drive.deadmanRequired ? ", dead-man required" : "")
               steering: \(config.steering.source.rawValue)\
-            \(config.steering.source == .stick ? " (\(config.steering.mode.rawValue), \(config.steering.axisX))" : "")
-              devices: gamepad \(config.devices.gamepad.configValue), accelerometer \(config.devices.accelerometer.configValue)
+            \(config.steering.source == .stick ? " (\(config.steering.mode.rawValue), \(config.steering.axisX))" : "")\
+            \(config.throttle.source == .trigger ? "" : "\n  throttle: \(config.throttle.source.rawValue)")
+              devices: gamepad \(config.devices.gamepad.configValue), accelerometer \(config.devices.accelerometer.configValue)\
+            \(config.usesBoard ? ", board \(config.devices.board.configValue)" : "")
               buttons: \(config.buttons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
             \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))
             """)

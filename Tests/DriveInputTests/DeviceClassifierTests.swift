@@ -1,3 +1,4 @@
+import DriveMapping
 import XCTest
 
 @testable import DriveInput
@@ -21,6 +22,19 @@ final class DeviceClassifierTests: XCTestCase {
                 DeviceClassifier.classifyInput(properties: properties, keys: keys, inputProperties: inputProperties),
                 expected, label)
         }
+    }
+
+    func testBalanceBoardByTheNameHidWiimoteGivesIt() {
+        // udev calls the board a joystick (it has BTN_A); its name decides.
+        XCTAssertEqual(
+            DeviceClassifier.classifyInput(
+                properties: ["ID_INPUT": "1", "ID_INPUT_JOYSTICK": "1"], keys: [0x130],
+                name: "Nintendo Wii Remote Balance Board"),
+            .balanceBoard)
+        XCTAssertEqual(
+            DeviceClassifier.classifyInput(properties: ["ID_INPUT_JOYSTICK": "1"], keys: [0x130], name: "Nintendo Wii Remote"),
+            .gamepad, "the remote itself is no board")
+        XCTAssertEqual(DeviceRole.board.acceptedClasses, [.balanceBoard])
     }
 
     func testIIOClass() {

@@ -124,6 +124,34 @@ final class CalibrationSessionTests: XCTestCase {
         XCTAssertEqual(reloaded.steering.neutralDegrees, neutral)
     }
 
+    func testATiltThrottleGetsItsPitchNeutralWithTheRolls() throws {
+        let tree = try iioTree(x: -170, y: 259, z: 966)  // roll ≈ -10°, pitch (y,z) ≈ 15°
+        let file = directory.appendingPathComponent("rig.toml").path
+        try """
+            [steering]
+            source = "tilt"
+            [throttle]
+            source = "tilt"   # lean forward to go
+            pitch_axes = "y,z"
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let config = try CarbridgeConfig.load(file: file, resolver: EventCodeNames())
+        let loop = try makeManualLoop()
+        var lines: [String] = []
+        let session = CalibrationSession(config: config, device: tree, seconds: 1, loop: loop) { lines.append($0) }
+        try session.run(configFile: file)
+        let roll = ConfigFileEditor.roundedNeutral(atan2(-1.70, 9.66) * 180 / .pi)
+        let pitch = ConfigFileEditor.roundedNeutral(atan2(2.59, 9.66) * 180 / .pi)
+        XCTAssertEqual(Array(lines.suffix(2)), [
+            "neutral_deg = \(roll) saved in \(file) [steering]", "neutral_deg = \(pitch) saved in \(file) [throttle]",
+        ])
+        let reloaded = try CarbridgeConfig.load(file: file, resolver: EventCodeNames())
+        XCTAssertEqual(reloaded.steering.neutralDegrees, roll)
+        XCTAssertEqual(reloaded.throttle.neutralDegrees, pitch)
+        XCTAssertEqual(pitch, 15, accuracy: 0.1)
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        XCTAssertTrue(saved.contains("source = \"tilt\"   # lean forward to go"), saved)
+    }
+
     func testWithoutAFileItPrintsHowToSetIt() throws {
         let tree = try iioTree(x: 0, z: 981)
         let loop = try makeManualLoop()
