@@ -10,8 +10,8 @@ import DriveCore
 /// - `.steer` is emitted only when θ moved at least `steerResolutionDegrees` (default 0.5°) from the
 ///   last emitted θ, or when it reaches exactly 0 or ±90 (centre and full lock are never swallowed).
 /// - `.setSpeed` is emitted only when the quantised speed changes.
-/// - The `calibrate` action makes the last gravity sample straight ahead, emits `.calibrate` and, when
-///   a sample is known, the resulting `.steer`.
+/// - The `calibrate` action makes the last gravity sample straight ahead (and, with a tilt throttle, the
+///   pitch's standing still), emits `.calibrate` and, when a sample is known, the resulting `.steer`.
 public struct ControlMapper {
     /// Everything the mapper needs from the config.
     public struct Settings {
@@ -95,6 +95,15 @@ public struct ControlMapper {
     /// The tilt's neutral roll in degrees (after calibration), nil without tilt steering.
     public var tiltNeutralDegrees: Double? { tilt?.settings.neutralDegrees }
 
+    /// The tilt throttle's neutral pitch in degrees (after calibration), nil without a tilt throttle.
+    public var pitchNeutralDegrees: Double? { handsFree?.pitchSettings?.neutralDegrees }
+
+    /// The roll and pitch neutrals (after calibration); nil when neither steering nor throttle is tilt.
+    public var tiltNeutrals: TiltNeutrals? {
+        let neutrals = TiltNeutrals(roll: tiltNeutralDegrees, pitch: pitchNeutralDegrees)
+        return neutrals.roll == nil && neutrals.pitch == nil ? nil : neutrals
+    }
+
     /// The earliest instant `tick` has work (long press, repeat); nil when none.
     public var nextDeadline: Instant? {
         switch (gestures.nextDeadline, handsFree?.nextDeadline) {
@@ -144,8 +153,11 @@ public struct ControlMapper {
         if stickMoved, let stick {
             steer(stick.angleDegrees(x: stickX, y: stickY), into: &events)
         }
-        if role == .accelerometer, let gravity = frame.acceleration, tilt != nil {
+        if role == .accelerometer, let gravity = frame.acceleration, tilt != nil || handsFree?.pitchSettings != nil {
+            // Kept for the calibrate action, which sets the roll's and the pitch's neutral from it.
             lastGravity = gravity
+        }
+        if role == .accelerometer, let gravity = frame.acceleration, tilt != nil {
             if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
         if role == .accelerometer, let gravity = frame.acceleration, handsFree != nil {
@@ -227,16 +239,18 @@ public struct ControlMapper {
         handleCalibration(&events, from: start, at: now)
     }
 
-    /// Applies `.calibrate` events among `events[start...]` to the tilt mapper (and follows each with the new θ).
+    /// Applies `.calibrate` events among `events[start...]` to the tilt mapper and the tilt throttle's
+    /// pitch (both from the last gravity sample), and follows each with the new θ.
     private mutating func handleCalibration(_ events: inout [MappedEvent], from start: Int, at now: Instant) {
         guard events[start...].contains(.calibrate) else { return }
         let produced = Array(events[start...])
         events.removeSubrange(start...)
         for event in produced {
             events.append(event)
-            guard event == .calibrate, let gravity = lastGravity, tilt != nil else { continue }
-            tilt?.calibrate(from: gravity)
+            guard event == .calibrate, let gravity = lastGravity else { continue }
             handsFree?.calibratePitch(from: gravity)
+            guard tilt != nil else { continue }
+            tilt?.calibrate(from: gravity)
             if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
         }
     }

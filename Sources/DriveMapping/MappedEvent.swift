@@ -4,7 +4,7 @@ import DriveCore
 public enum MappedEvent: Hashable, Sendable {
     /// Feed this to `DriveMachine.handle`.
     case control(Control)
-    /// The `calibrate` button fired: the tilt's current roll became straight ahead
-    /// (the mapper already applied it; persist `ControlMapper.tiltNeutralDegrees` if wanted).
+    /// The `calibrate` button fired: the tilt's current roll became straight ahead and a tilt throttle's
+    /// pitch standing still (the mapper already applied them; persist `ControlMapper.tiltNeutrals` if wanted).
     case calibrate
 }

@@ -73,8 +73,8 @@ public final class InputCoordinator {
     public var onDeviceChange: ((String, Bool) -> Void)?
     /// Every normalised frame, with the role it was mapped as (for `carbridge monitor`).
     public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
-    /// The calibrate action fired: the new tilt neutral in degrees.
-    public var onCalibrate: ((Double) -> Void)?
+    /// The calibrate action fired: the new tilt neutrals (the roll's and a tilt throttle's pitch's).
+    public var onCalibrate: ((TiltNeutrals) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
     /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
@@ -402,7 +402,7 @@ public final class InputCoordinator {
             switch events[index] {
             case .control(let control): onControl?(control)
             case .calibrate:
-                if let neutral = mapper.tiltNeutralDegrees { onCalibrate?(neutral) }
+                if let neutrals = mapper.tiltNeutrals { onCalibrate?(neutrals) }
             }
         }
         events.removeAll(keepingCapacity: true)

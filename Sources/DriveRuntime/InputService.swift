@@ -1,6 +1,7 @@
 import DriveConfig
 import DriveCore
 import DriveInput
+import DriveMapping
 import DriveSystem
 import Logging
 
@@ -52,7 +53,7 @@ final class InputService: RunService {
             guard let self, let inputs else { return }
             self.onDevicesChanged(inputs.activeDescriptions)
         }
-        inputs.onCalibrate = { [weak self] neutral in self?.calibrated(neutral) }
+        inputs.onCalibrate = { [weak self] neutrals in self?.calibrated(neutrals) }
         if config.feedback.rumble { startFeedback(inputs) }
         if let recording = options.replay {
             inputs.onReplayFinished = { [weak self] in
@@ -95,18 +96,21 @@ final class InputService: RunService {
         }
     }
 
-    /// `carbridge calibrate`'s gesture during a run: the neutral is saved in the config file.
-    private func calibrated(_ neutral: Double) {
-        let rounded = ConfigFileEditor.roundedNeutral(neutral)
-        guard let file = config.file else {
-            logger.notice("calibrated: neutral_deg = \(rounded) (no config file to save it in; use --config)")
-            return
-        }
-        do {
-            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
-            logger.notice("calibrated: neutral_deg = \(rounded), saved in \(file)")
-        } catch {
-            logger.error("calibrated (neutral_deg = \(rounded)) but could not save it in \(file): \(error)")
+    /// `carbridge calibrate`'s gesture during a run: the roll's neutral and, with a tilt throttle, the
+    /// pitch's are saved in the config file, as `carbridge calibrate` saves them.
+    private func calibrated(_ neutrals: TiltNeutrals) {
+        for (key, degrees) in neutrals.configValues {
+            let setting = "[\(key.table)] \(key.name) = \(ConfigFileEditor.roundedNeutral(degrees))"
+            guard let file = config.file else {
+                logger.notice("calibrated: \(setting) (no config file to save it in; use --config)")
+                continue
+            }
+            do {
+                try ConfigFileEditor.saveNeutral(degrees, file: file, resolver: EventCodeNames(), key: key)
+                logger.notice("calibrated: \(setting), saved in \(file)")
+            } catch {
+                logger.error("calibrated (\(setting)) but could not save it in \(file): \(error)")
+            }
         }
     }
 }

@@ -60,7 +60,7 @@ public final class MonitorSession {
             printer.flush()
             output(added ? "+ \(description)" : "- \(description) gone (the car would stop)")
         }
-        inputs.onCalibrate = { neutral in printer.calibrated(neutral) }
+        inputs.onCalibrate = { neutrals in printer.calibrated(neutrals) }
     }
 
     /// Prints the summary, starts the replay or the udev watch, and runs the loop until it stops.
@@ -188,18 +188,22 @@ private final class MonitorPrinter {
         pending?.frames += frames
     }
 
-    func calibrated(_ neutral: Double) {
+    /// The calibrate button: each neutral (the roll's, a tilt throttle's pitch's) printed and, with
+    /// --config, saved as `carbridge run` saves them.
+    func calibrated(_ neutrals: TiltNeutrals) {
         flush()
-        let rounded = ConfigFileEditor.roundedNeutral(neutral)
-        guard let file = configFile else {
-            output("calibrate: neutral_deg = \(rounded) (not saved: no --config file)")
-            return
-        }
-        do {
-            try ConfigFileEditor.saveNeutral(neutral, file: file, resolver: EventCodeNames())
-            output("calibrate: neutral_deg = \(rounded), saved in \(file)")
-        } catch {
-            output("calibrate: neutral_deg = \(rounded), but it could not be saved in \(file): \(error)")
+        for (key, degrees) in neutrals.configValues {
+            let setting = "[\(key.table)] \(key.name) = \(ConfigFileEditor.roundedNeutral(degrees))"
+            guard let file = configFile else {
+                output("calibrate: \(setting) (not saved: no --config file)")
+                continue
+            }
+            do {
+                try ConfigFileEditor.saveNeutral(degrees, file: file, resolver: EventCodeNames(), key: key)
+                output("calibrate: \(setting), saved in \(file)")
+            } catch {
+                output("calibrate: \(setting), but it could not be saved in \(file): \(error)")
+            }
         }
     }
 

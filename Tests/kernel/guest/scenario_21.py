@@ -1,0 +1,213 @@
+#!/usr/bin/python3
+"""Scenario 21: an IIO accelerometer's pitch is the throttle (issue 16), hands-free, on a TCP car.
+
+The real mxc4005 IIO driver on i2c-stub (scenario 3's sensor: registers written with one i2cset block
+write) with `[steering] source = "tilt"`, `[throttle] source = "tilt"` and `[handsfree] arm_tilt = true`,
+as config/handsfree-tilt.toml sets a tilt rig up. Nobody presses anything:
+
+- the rig starts leaning (no arming), is held level 1.2 s, wobbles (a lean past the dead zone), is held
+  level again: the engine goes on (STATUS= "engine on" on carbridge's NOTIFY_SOCKET) no sooner than
+  arm_after_s after the second level pose, so the wobble restarted the count; arming sends nothing;
+- pitch 7°, 9°, 12°, 40° forward: exactly M,0,10,1 M,0,20,1 M,0,40,1 M,0,120,1 (steps of 10 from the dead
+  zone, capped at max_speed);
+- lean back: the stop frame M,0,0,1 within 100 ms of the register write, nothing with S > 0 after it;
+- straight from leaning back to 12° forward: nothing (after a stop the lean must come back to neutral);
+  level, then 12°: M,0,40,1;
+- the driver unbound while moving: the stop frame within 100 ms of the unbind, nothing with S > 0 after;
+- SIGTERM: exit 0, E,0,0,0 last.
+
+The car's receive times (guest/tcpcar.c, CLOCK_MONOTONIC) are compared with the time each register write
+or unbind had completed (monotonic() right after i2cset returned). Run by scenarios.py (its __main__
+loads scenario_N.py for numbers it does not define itself).
+"""
+import math, os, signal, subprocess, time
+import kharness as k
+from kharness import Carbridge, StubAccelerometer, monotonic
+from scenario_12 import NotifySocket
+import scenario_16
+
+TITLE = "tilt throttle from the real mxc4005 IIO driver: arm held level (a wobble restarts), pitch steps of 10, lean back and unbind -> stop"
+PORT = 47021
+ARM_S = 2.0
+HOLD_S = 0.5            # how long the rider holds each pose: several 50 ms stream periods and 20 ms samples
+STOP_BOUND_MS = 100.0
+STATUS_LATE_S = 0.5 + 0.4   # STATUS= is rate-limited to one per 0.5 s (the newest is sent when it ends), + slack
+
+CONFIG = """[link]
+url = "tcp://127.0.0.1:%d"
+
+[drive]
+period_ms = 50
+max_speed = 120
+on_input_lost = "stop"
+hysteresis_deg = 2.0
+idle_timeout_s = 0
+
+[devices]
+gamepad = "none"
+accelerometer = "auto"
+
+[steering]
+source = "tilt"
+tilt_axes = "x,z"
+neutral_deg = 0.0
+sensitivity = 1.0
+smoothing_ms = 0
+sample_rate_hz = 50.0
+input_timeout_ms = 500
+
+[throttle]
+source = "tilt"
+pitch_axes = "y,z"
+neutral_deg = 0.0
+deadzone_deg = 6.0
+full_deg = 26.0
+reverse = false
+
+[handsfree]
+arm_tilt = true
+arm_after_s = %s
+""" % (PORT, ARM_S)
+
+
+class TcpCar(scenario_16.TcpCar):
+    """Scenario 16's TCP car (guest/tcpcar.c) on this scenario's port."""
+
+    def start(self):
+        tcpcar = os.path.join(k.HELPERS, "tcpcar")
+        if not os.access(tcpcar, os.X_OK):
+            return False
+        subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+        self.proc = subprocess.Popen([tcpcar, self.path, str(PORT)], stdout=subprocess.DEVNULL,
+                                     stderr=open(self.path + ".stderr", "w"))
+        return bool(k.wait_until(lambda: any(p[0] == "LISTEN" for p in self.lines()), 10))
+
+
+class Rig:
+    """The mxc4005 as a tilt rig: pitch about the x axis (y = g·sin, z = g·cos, so atan2(y, z) is the pitch)."""
+
+    def __init__(self, acc, sc):
+        self.acc = acc
+        self.sc = sc
+        self.writes = []   # (before, after, what)
+
+    def pitch(self, degrees, what=""):
+        """Writes the pose; returns (monotonic before i2cset, monotonic after it returned)."""
+        before = monotonic()
+        after = self.acc.write_vector(0, int(round(1024 * math.sin(math.radians(degrees)))),
+                                      int(round(1024 * math.cos(math.radians(degrees)))))
+        self.writes.append((before, after, what or "pitch %+g" % degrees))
+        return before, after
+
+
+def run(sc):
+    acc = StubAccelerometer()
+    acc.delete()
+    sc.require(acc.create(), "mxc4005 IIO device created on i2c-stub")
+    sc.cleanups.append(acc.delete)
+    rig = Rig(acc, sc)
+    sc.cleanups.append(lambda: sc.note("register writes (before, after, what): %s"
+                                       % ["%.3f %.3f %s" % w for w in rig.writes]))
+    rig.pitch(12, "leaning at start")   # not still: nothing arms before the rider holds it level
+
+    car = TcpCar(os.path.join(sc.work, "car.log"))
+    sc.require(car.start(), "the TCP car (Tests/kernel/build/tcpcar) listens on 127.0.0.1:%d" % PORT)
+    sc.cleanups.append(car.stop)
+    notify = NotifySocket(os.path.join(sc.work, "notify.sock"))
+    sc.cleanups.append(notify.close)
+    cb = Carbridge(sc.work, CONFIG)
+    since = monotonic()
+    os.environ["NOTIFY_SOCKET"] = notify.path
+    try:
+        cb.start()
+    finally:
+        del os.environ["NOTIFY_SOCKET"]
+    sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 3))
+    k.wait_until(lambda: car.connected() or not cb.alive(), 45)
+    sc.require(car.connected(), "carbridge connects to the TCP car", "exit status %s" % (cb.proc.poll(),))
+    first = car.wait_frame(lambda f: True, 0, 5.0)
+    sc.check(first is not None and first.text == "E,0,0,0", "handshake E,0,0,0 first", first.text if first else "nothing")
+    picked = k.wait_until(lambda: cb.log_lines(r'accelerometer: .*picked', since - 1.0), 10)
+    sc.require(bool(picked), "carbridge picks the mxc4005 (accelerometer = \"auto\")")
+    # The first samples reach the mapper shortly after the pick; give it a few periods.
+    time.sleep(0.2)
+
+    # Arming: level 1.2 s, a wobble, level again until armed.
+    rig.pitch(0, "level")
+    time.sleep(1.2)
+    rig.pitch(12, "wobble")
+    time.sleep(0.3)
+    level_before, level_after = rig.pitch(0, "level again")
+    on = k.wait_until(lambda: next((t for t, line in notify.assignments()
+                                    if line.startswith("STATUS=engine on") and t >= since), None), ARM_S + 3.0)
+    sc.note("STATUS= lines: %s" % ["%.3f %s" % (t, line) for t, line in notify.assignments() if line.startswith("STATUS=")])
+    sc.check(on is not None, "held level: armed (STATUS= engine on)")
+    if on is not None:
+        sc.metric("engine_on_status_after_level", (on - level_after) * 1000.0, "ms")
+        sc.check(on >= level_before + ARM_S, "not armed before %.0f s level after the wobble (the wobble restarted the count)"
+                 % ARM_S, "engine on %.3f s after the last level write" % (on - level_before))
+        sc.check(on <= level_after + ARM_S + STATUS_LATE_S, "armed %.0f s after the last level pose (STATUS= within its 0.5 s rate limit)"
+                 % ARM_S, "%.3f s" % (on - level_after))
+    time.sleep(0.3)
+
+    # The throttle: steps of 10 past the dead zone, capped at max_speed.
+    t_lean = rig.pitch(7, "lean 7")[1]
+    time.sleep(HOLD_S)
+    rig.pitch(9, "lean 9"); time.sleep(HOLD_S)
+    rig.pitch(12, "lean 12"); time.sleep(HOLD_S)
+    rig.pitch(40, "lean 40"); time.sleep(HOLD_S)
+    # Leaning back stops (reverse = false).
+    t_back = rig.pitch(-10, "lean back")[1]
+    time.sleep(HOLD_S)
+    # Straight from leaning back to forward: the throttle waits for neutral.
+    rig.pitch(12, "lean 12 straight from leaning back")
+    time.sleep(HOLD_S)
+    t_neutral = rig.pitch(0, "level")[1]
+    time.sleep(HOLD_S)
+    t_again = rig.pitch(12, "lean 12 again")[1]
+    time.sleep(HOLD_S)
+    t_unbind = acc.unbind()
+    time.sleep(1.0)
+    status = cb.stop(signal.SIGTERM, 5)
+    car.wait_frame(lambda f: f.text == "E,0,0,0", t_unbind, 3.0)
+    car.stop()   # tcpcar writes its buffered RX lines at exit
+
+    frames = [f for f in car.frames() if f.t > since]
+    sc.dump_frames(frames)
+    sc.check(not [f for f in frames if f.t < t_lean and f.text != "E,0,0,0"],
+             "leaning, level, a wobble, arming: nothing sent before the first lean", [f.text for f in frames if f.t < t_lean])
+    sc.check(k.dedup(frames) == ["E,0,0,0", "M,0,10,1", "M,0,20,1", "M,0,40,1", "M,0,120,1", "M,0,0,1", "M,0,40,1", "M,0,0,1",
+                                 "E,0,0,0"],
+             "exact frames: 10, 20, 40, 120 (cap), lean back stops, 40 after neutral, unbind stops, engine off at exit",
+             k.dedup(frames))
+    lean = next((f for f in frames if f.t >= t_lean), None)
+    sc.check(lean is not None and lean.text == "M,0,10,1", "the first lean past the dead zone is the first step M,0,10,1",
+             lean.text if lean else "nothing")
+    if lean is not None:
+        sc.metric("first_lean_to_frame", (lean.t - t_lean) * 1000.0, "ms")
+    sc.check(max([f.s for f in frames] or [0]) == 120, "never above max_speed 120", max([f.s for f in frames] or [0]))
+
+    back = next((f for f in frames if f.t >= t_back and f.motion and f.s == 0), None)
+    sc.check(back is not None and back.text == "M,0,0,1", "leaning back at speed: the stop frame M,0,0,1", back.text if back else "nothing")
+    if back is not None:
+        ms = (back.t - t_back) * 1000.0
+        sc.metric("stop_after_lean_back", ms, "ms")
+        sc.check(ms <= STOP_BOUND_MS, "the stop frame within %.0f ms of leaning back" % STOP_BOUND_MS, "%.1f ms" % ms)
+        sc.check(not [f for f in frames if back.t < f.t < t_again and f.s > 0],
+                 "nothing with S > 0 after the lean-back stop until the rider comes back to neutral and leans again",
+                 [f.text for f in frames if back.t < f.t < t_again and f.s > 0][:5])
+    again = next((f for f in frames if f.t >= t_again and f.s > 0), None)
+    sc.check(again is not None and again.text == "M,0,40,1" and t_neutral < again.t,
+             "level, then 12 deg: M,0,40,1 (the throttle starts again after neutral)", again.text if again else "nothing")
+
+    stop = next((f for f in frames if f.t >= t_unbind and f.motion and f.s == 0), None)
+    sc.check(stop is not None and stop.text == "M,0,0,1", "the IIO driver unbound while moving: the stop frame M,0,0,1",
+             [f.text for f in frames if f.t >= t_unbind][:5])
+    if stop is not None:
+        ms = (stop.t - t_unbind) * 1000.0
+        sc.metric("stop_after_iio_unbind", ms, "ms")
+        sc.check(ms <= STOP_BOUND_MS, "the stop frame within %.0f ms of the unbind" % STOP_BOUND_MS, "%.1f ms" % ms)
+        sc.check(not [f for f in frames if f.t > stop.t and f.s > 0], "nothing with S > 0 after the unbind's stop frame",
+                 [f.text for f in frames if f.t > stop.t][:5])
+    sc.check(status == 0, "SIGTERM: exit status 0", status)
+    sc.check(bool(frames) and frames[-1].text == "E,0,0,0", "E,0,0,0 is the last frame", frames[-1].text if frames else "nothing")
