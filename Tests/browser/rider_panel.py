@@ -110,9 +110,11 @@ def board_part(args, driver, checks):
                  "cx %s cy %s" % (centred["cx"], centred["cy"]))
     settling = _first(log, lambda r: r["arming"] == "settling", on - 1)
     armed = _first(log, lambda r: r["arming"] == "armed", on - 1)
-    checks.check("rider board: SETTLING while standing still, then ARMED with the engine on",
+    # (The engine's change is sent to the browser at once and the reading a moment later, so one state
+    # may show SETTLING with the engine already on: only the order and the ends are checked.)
+    checks.check("rider board: SETTLING while standing still with the engine off, then ARMED with the engine on",
                  settling is not None and armed is not None and settling < armed and log[armed]["engine"] == "true"
-                 and all(r["engine"] == "false" for r in log[on:armed]),
+                 and log[on]["engine"] == "false" and log[settling]["engine"] == "false",
                  "settling %s armed %s: %s" % (settling, armed, [(r["arming"], r["engine"]) for r in log[on:(armed or on) + 1]]))
     if armed is None:
         return
