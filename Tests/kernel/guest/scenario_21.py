@@ -1,8 +1,7 @@
 #!/usr/bin/python3
 """Scenario 21: an IIO accelerometer's pitch is the throttle (issue 16), hands-free, on a TCP car.
 
-The real mxc4005 IIO driver on i2c-stub (scenario 3's sensor: registers written with one i2cset block
-write) with `[steering] source = "tilt"`, `[throttle] source = "tilt"` and `[handsfree] arm_tilt = true`,
+The real mxc4005 IIO driver on i2c-stub (scenario 3's sensor; each pose one I2C block write of X/Y/Z) with `[steering] source = "tilt"`, `[throttle] source = "tilt"` and `[handsfree] arm_tilt = true`,
 as config/handsfree-tilt.toml sets a tilt rig up. Nobody presses anything:
 
 - the rig starts leaning (no arming), is held level 1.2 s, wobbles (a lean past the dead zone), is held
@@ -13,7 +12,8 @@ as config/handsfree-tilt.toml sets a tilt rig up. Nobody presses anything:
 - lean back: the stop frame M,0,0,1 within 100 ms of the register write, nothing with S > 0 after it;
 - straight from leaning back to 12° forward: nothing (after a stop the lean must come back to neutral);
   level, then 12°: M,0,40,1;
-- the driver unbound while moving: the stop frame within 100 ms of the unbind, nothing with S > 0 after;
+- the driver unbound while moving: the stop frame within 100 ms of the unbind (not counting the time the
+  guest measurably did not run: the host is shared), nothing with S > 0 after;
 - SIGTERM: exit 0, E,0,0,0 last.
 
 The car's receive times (guest/tcpcar.c, CLOCK_MONOTONIC) are compared with the time just before each
