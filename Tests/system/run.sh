@@ -220,6 +220,7 @@ add_module() {  # add_module NAME: resolve through modules.dep, dependencies fir
 for m in virtio_pci virtio_blk crc32c_generic ext4; do add_module $m || finish 0 1; done
 install -m 755 "$HERE/initramfs-init.sh" "$IRD/init"
 BUILD_DIR=$HERE/build
+mkdir -p "$BUILD_DIR"
 (cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$BUILD_DIR/initramfs.cpio.gz"
 say "kernel $KVER; initramfs modules: $(tr '\n' ' ' < "$IRD/modules.order")"
 
