@@ -147,9 +147,24 @@ if [ "$bench" = 1 ]; then run_stage bench bench_stage; fi
 stage_done bench
 if [ "$package" = 1 ]; then run_stage package package_stage; fi
 stage_done package
-# The package on a real Debian 12 with systemd as PID 1 (QEMU): the package stage's .deb when it built one
-# in this run (package.sh deletes the old one first), otherwise Tests/system/run.sh runs scripts/package.sh.
-if [ "$system" = 1 ]; then run_stage system Tests/system/run.sh --install; fi
+# The package on a real Debian 12 with systemd as PID 1 (QEMU): the .deb the package stage built in this run
+# (package.sh deletes the old one first; if it built none, this stage fails at once rather than build it
+# again). With --no-package: the newest .deb in .build-release, or one Tests/system/run.sh builds.
+system_stage() {
+  local deb
+  if [ "$package" = 1 ]; then
+    deb=$(ls -t .build-release/carbridge_*_"$(dpkg --print-architecture)".deb 2> /dev/null | head -1)
+    if [ -z "$deb" ]; then
+      echo "FAIL: system: the package stage built no .deb"
+      echo "system: 0 passed, 1 failed"
+      return 1
+    fi
+    Tests/system/run.sh --install --deb "$deb"
+  else
+    Tests/system/run.sh --install
+  fi
+}
+if [ "$system" = 1 ]; then run_stage system system_stage; fi
 stage_done system
 if [ "$fuzz" = 1 ]; then run_stage fuzz scripts/fuzz.sh --seconds 20; fi
 stage_done fuzz

@@ -397,6 +397,14 @@ class Checks:
                        first, "%.3f" % delay if delay is not None else "-", old_pid, new_pid, restarts, show("NRestarts")))
         if delay is not None:
             self.metric(metric, delay * 1000, "ms")
+        elif new_pid in (0, old_pid) and old_pid:
+            # no restart: kill what is left (a stopped process) so that the later checks still run
+            log("%s: no restart; SIGKILL to PID %d" % (what, old_pid))
+            try:
+                os.kill(old_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.wait_new_connection_frame(old_conn, RESTART_SEC + 30)
 
     def close(self):
         if self.pad:
