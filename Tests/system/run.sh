@@ -8,8 +8,9 @@
 #    else scripts/package.sh builds it.
 # 2. The root file system: Debian bookworm from this machine's own apt sources (mmdebstrap, variant
 #    apt, plus systemd, udev, dbus and what the checks need), the host kernel's modules (the guest boots
-#    the host's kernel), the package's dependencies downloaded into apt's cache (the guest has no
-#    network: `apt install ./carbridge_…deb` takes them from there), and the test driver's unit.
+#    the host's kernel), the package's dependencies downloaded into a flat local repository that
+#    replaces Debian's sources (the guest has no network: `apt install ./carbridge_…deb` takes them
+#    from there), and the test driver's unit.
 #    Written into an ext4 image with `mkfs.ext4 -d` (no loop mount), cached in
 #    $SYSTEM_IMAGE_DIR (default Tests/system/build/) under a key made of the package list, the
 #    package's Depends/Recommends, the text of build_image below, the host's apt sources and the kernel
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
     --deb) DEB=$2; shift ;;
     --timeout) TIMEOUT=$2; shift ;;
     --rebuild-image) REBUILD=1 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "system: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
