@@ -3,7 +3,7 @@
 #   Tests/package/check.sh [DEB]        (default: the .build-release/carbridge_*_ARCH.deb)
 # One line per check, `PASS name` or `FAIL name: why`, then `package: N passed, N failed`.
 # What it cannot check here (no systemd as PID 1 on this machine): installing it, the maintainer
-# scripts' effects, the units running; those are the Debian guest's (Tests/kernel).
+# scripts' effects, the units running; those are the Debian guest's (Tests/system/run.sh).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD

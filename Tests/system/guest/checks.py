@@ -1,0 +1,436 @@
+#!/usr/bin/python3
+"""The system stage's checks (issue 15, item 3), run in the Debian guest with systemd as PID 1.
+
+The package arrives on the share; the guest has no network (QEMU -nic none), so `apt install` takes
+the package's dependencies from apt's cache, filled when the image was built (Tests/system/run.sh).
+A uinput pad (python3-evdev, kharness.Pad) and a TCP car on 127.0.0.1 (tcpcar.py, which stamps every
+frame with CLOCK_MONOTONIC) are driven against carbridge@red, the instance the package's template unit
+makes from /etc/carbridge/red.toml. Every check writes one PASS/FAIL line to $R/results.txt (and the
+console); figures are METRIC lines; the commands and their output go to $R/detail.log. Every wait is
+for an event (a frame in the car's log, a journal line, a unit state) with a timeout, never a sleep.
+"""
+import glob, json, os, pwd, grp, signal, stat, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kharness as k   # noqa: E402  (the kernel stage's Pad, CarLog, wait_until, PASS/FAIL lines)
+from evdev import ecodes as e   # noqa: E402
+
+SHARE = k.RESULTS
+GUEST = os.path.dirname(os.path.abspath(__file__))
+UNIT = "carbridge@red.service"
+PAD_NAME = "System Test Pad"
+PORT = 4210
+CAR_LOG = "/run/carbridge-system-test/car.log"
+DEB = sorted(glob.glob(os.path.join(SHARE, "carbridge_*.deb")))[-1]
+DETAIL = open(os.path.join(SHARE, "detail.log"), "a", buffering=1)
+# RestartSec= and WatchdogSec= of the shipped carbridge@.service: the restarts below cannot be faster.
+RESTART_SEC = 1.0
+WATCHDOG_SEC = 2.0
+HANDSHAKE = "E,0,0,0"
+
+
+def log(text):
+    DETAIL.write("[%9.3f] %s\n" % (k.monotonic(), text))
+
+
+def run(cmd, timeout=180, cwd=None):
+    """Runs a command; logs it and each output line with the time it came; returns (exit status, output)."""
+    log("$ " + " ".join(cmd))
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, cwd=cwd)
+    killer = threading.Timer(timeout, p.kill)
+    killer.start()
+    lines = []
+    for line in p.stdout:
+        lines.append(line)
+        if line.strip() and not line.startswith("(Reading database ..."):
+            DETAIL.write("[%9.3f]   %s" % (k.monotonic(), line if line.endswith("\n") else line + "\n"))
+    rc = p.wait()
+    killer.cancel()
+    log("  -> exit %d" % rc)
+    return rc, "".join(lines)
+
+
+def out_of(cmd):
+    return run(cmd)[1].strip()
+
+
+def show(prop):
+    """A property of carbridge@red (systemctl show -p PROP --value)."""
+    return subprocess.run(["systemctl", "show", "-p", prop, "--value", UNIT], capture_output=True, text=True).stdout.strip()
+
+
+def is_active():
+    return subprocess.run(["systemctl", "is-active", UNIT], capture_output=True, text=True).stdout.strip()
+
+
+def main_pid():
+    pid = show("MainPID")
+    return int(pid) if pid.isdigit() else 0
+
+
+def holds_open(pid, node):
+    """True when process `pid` has `node` open (through /proc/PID/fd)."""
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == node:
+                    return True
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return False
+
+
+def uids(pid):
+    """The real, effective, saved and file-system uids of `pid` (from /proc/PID/status)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("Uid:"):
+                return [int(x) for x in line.split()[1:]]
+    return []
+
+
+def journal(priority=None, since_cursor=None):
+    """carbridge@red's journal entries as dicts (journalctl -o json), optionally at or above a priority."""
+    cmd = ["journalctl", "-u", UNIT, "-o", "json", "--no-pager"]
+    if priority:
+        cmd += ["-p", priority]
+    if since_cursor:
+        cmd += ["--after-cursor", since_cursor]
+    text = subprocess.run(cmd, capture_output=True, text=True).stdout
+    entries = []
+    for line in text.splitlines():
+        try:
+            entries.append(json.loads(line))
+        except ValueError:
+            pass
+    return entries
+
+
+def journal_lines(priority, text):
+    """How many of carbridge@red's journal lines at `priority` (journalctl -p) contain `text`."""
+    out = subprocess.run(["journalctl", "-u", UNIT, "-p", priority, "-o", "cat", "--no-pager"],
+                         capture_output=True, text=True).stdout
+    return sum(1 for line in out.splitlines() if text in line)
+
+
+def journal_cursor():
+    entries = journal()
+    return entries[-1]["__CURSOR"] if entries else None
+
+
+class Checks:
+    """Runs the checks in order; each records its PASS/FAIL line. A failed prerequisite ends the run."""
+
+    def __init__(self):
+        self.car = None
+        self.cars = k.CarLog(CAR_LOG)
+        self.pad = None
+        self.failed = 0
+        self.stopped_at = None   # when restart_check sent its signal (CLOCK_MONOTONIC seconds)
+
+    def check(self, ok, name, why=""):
+        ok = bool(ok)
+        k.result(ok, name, why)
+        log(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why))
+        if not ok:
+            self.failed += 1
+        return ok
+
+    def metric(self, name, value, unit):
+        k.record("METRIC: %s %.0f %s" % (name, value, unit))
+
+    # ------------------------------------------------------------------ helpers on the car and the pad
+
+    def last_connection(self):
+        conns = self.cars.connections()
+        return conns[-1][1] if conns else 0
+
+    def wait_new_connection_frame(self, after_conn, timeout_s):
+        """The first frame on the first connection numbered above `after_conn` (None on timeout)."""
+        def first():
+            for fr in self.cars.frames():
+                if fr.conn > after_conn:
+                    return fr
+            return None
+        return k.wait_until(first, timeout_s)
+
+    def plug_pad(self):
+        """A new uinput pad; returns its node once udev gave it to group carbridge (or after 10 s)."""
+        self.pad = k.Pad(name=PAD_NAME)
+        node = self.pad.node
+        gid = grp.getgrnam("carbridge").gr_gid if self.group_exists("carbridge") else -1
+        k.wait_until(lambda: os.path.exists(node) and os.stat(node).st_gid == gid, 10, 0.05)
+        return node
+
+    @staticmethod
+    def group_exists(name):
+        try:
+            grp.getgrnam(name)
+            return True
+        except KeyError:
+            return False
+
+    def start_moving(self, pid, what, engine_on=False):
+        """Engine on (unless it is) and Speed+ once: the car streams M,0,10,1. True once it streams."""
+        if not k.wait_until(lambda: holds_open(pid, self.pad.node), 15, 0.05):
+            log("%s: PID %d never opened %s" % (what, pid, self.pad.node))
+            return False
+        since = k.monotonic()
+        if not engine_on:
+            self.pad.press(e.BTN_START, "engine")
+        self.pad.press(e.BTN_TR, "speed+")
+        got = self.cars.wait_frame(lambda fr: fr.text == "M,0,10,1", since, 10)
+        # moving = streaming: a second frame at speed 10
+        streaming = got and self.cars.wait_frame(lambda fr: fr.text == "M,0,10,1" and fr.t > got.t, since, 5)
+        log("%s: %s" % (what, "moving (M,0,10,1 streams)" if streaming else "not moving: %s" % self.cars.frames(since)))
+        return bool(streaming)
+
+    # ------------------------------------------------------------------ the checks
+
+    def run(self):
+        log("=== system checks, package %s" % DEB)
+        self.check(os.readlink("/proc/1/exe").endswith("/systemd") and os.path.isdir("/run/systemd/system"),
+                   "systemd is PID 1", "PID 1 is %s" % os.readlink("/proc/1/exe"))
+        k.record("METRIC: guest-uptime-at-checks %.1f s" % float(open("/proc/uptime").read().split()[0]))
+        failed_units = out_of(["systemctl", "list-units", "--failed", "--plain", "--no-legend"])
+        self.check(failed_units == "" and out_of(["systemctl", "is-active", "multi-user.target"]) == "active",
+                   "boot: multi-user.target active, no failed unit", failed_units.replace("\n", "; "))
+        self.check(not os.path.exists("/usr/bin/swift") and not glob.glob("/usr/lib/swift*")
+                   and "default" not in out_of(["ip", "route"]),
+                   "the guest has no Swift and no network", out_of(["ip", "route"]))
+        user_before = self.user_exists()
+
+        # apt install ./carbridge_…deb, exactly as docs/deployment.md says
+        os.makedirs("/root/pkg", exist_ok=True)
+        local = os.path.join("/root/pkg", os.path.basename(DEB))
+        subprocess.run(["cp", DEB, local], check=True)
+        t = k.monotonic()
+        rc, out = run(["apt", "install", "-y", "./" + os.path.basename(DEB)], cwd="/root/pkg")
+        self.metric("apt-install", (k.monotonic() - t) * 1000, "ms")
+        status = out_of(["dpkg-query", "-W", "-f=${Status} ${Version}", "carbridge"])
+        version = status.split()[-1] if status else ""
+        if not self.check(rc == 0 and status.startswith("install ok installed"),
+                          "apt install ./%s with no network (dependencies from the image's apt cache)" % os.path.basename(DEB),
+                          "exit %d, status '%s': %s" % (rc, status, out.strip().splitlines()[-3:])):
+            return
+        self.check(out_of(["carbridge", "--version"]) == version,
+                   "carbridge --version prints the package's version %s (no Swift runtime in the guest)" % version,
+                   "carbridge --version says '%s'" % out_of(["carbridge", "--version"]))
+
+        # the carbridge user (sysusers)
+        groups = out_of(["id", "-nG", "carbridge"]).split()
+        try:
+            pw = pwd.getpwnam("carbridge")
+            account = "uid %d, shell %s" % (pw.pw_uid, pw.pw_shell)
+            system_user = pw.pw_uid < 1000 and pw.pw_shell.endswith("nologin")
+        except KeyError:
+            account, system_user = "no such user", False
+        self.check(not user_before and system_user and all(g in groups for g in ("input", "bluetooth", "dialout")),
+                   "the carbridge system user, created by the package (sysusers), in groups input, bluetooth, dialout",
+                   "existed before: %s; %s; groups %s" % (user_before, account, groups))
+        conffiles = out_of(["dpkg-query", "-W", "-f=${Conffiles}", "carbridge"])
+        self.check("/etc/carbridge/carbridge.toml" in conffiles and os.path.isfile("/etc/carbridge/carbridge.toml"),
+                   "/etc/carbridge/carbridge.toml is a conffile", "Conffiles: %s" % conffiles)
+
+        # the car, the pad and the instance's config
+        os.makedirs(os.path.dirname(CAR_LOG), exist_ok=True)
+        self.car = subprocess.Popen(["/usr/bin/python3", os.path.join(GUEST, "tcpcar.py"), "--port", str(PORT), "--log", CAR_LOG],
+                                    stdout=DETAIL, stderr=DETAIL)
+        if not self.check(k.wait_until(lambda: self.cars.times("LISTEN"), 30), "the TCP car listens on 127.0.0.1:%d" % PORT):
+            return
+        node = self.plug_pad()
+        st = os.stat(node)
+        self.check(grp.getgrgid(st.st_gid).gr_name == "carbridge" and stat.S_IMODE(st.st_mode) == 0o660,
+                   "udev (the package's 70-carbridge.rules) gives the pad %s to group carbridge, mode 0660" % node,
+                   "group %s, mode %o" % (grp.getgrgid(st.st_gid).gr_name, stat.S_IMODE(st.st_mode)))
+        with open("/etc/carbridge/red.toml", "w") as f:
+            f.write(k.base_config(None, url="tcp://127.0.0.1:%d" % PORT, gamepad=PAD_NAME))
+        os.chmod("/etc/carbridge/red.toml", 0o644)
+        run(["carbridge", "check-config", "/etc/carbridge/red.toml"])
+
+        # systemctl enable --now carbridge@red: ready (Type=notify), the handshake first
+        t = k.monotonic()
+        rc, out = run(["systemctl", "enable", "--now", "carbridge@red"], timeout=60)
+        self.metric("enable-now", (k.monotonic() - t) * 1000, "ms")
+        enabled = out_of(["systemctl", "is-enabled", "carbridge@red"])
+        if not self.check(rc == 0 and is_active() == "active" and enabled == "enabled",
+                          "systemctl enable --now carbridge@red: active (READY=1) and enabled",
+                          "exit %d, is-active %s, is-enabled %s" % (rc, is_active(), enabled)):
+            run(["journalctl", "-u", UNIT, "--no-pager"])
+            return
+        first = self.wait_new_connection_frame(0, 15)
+        self.check(first is not None and first.text == HANDSHAKE,
+                   "the car's first frame from carbridge@red is the handshake %s" % HANDSHAKE, "first frame %s" % first)
+        pid = main_pid()
+        ids = uids(pid) if pid else []
+        carbridge_uid = pwd.getpwnam("carbridge").pw_uid
+        opened = k.wait_until(lambda: holds_open(pid, node), 15, 0.05)
+        self.check(pid and ids and all(u == carbridge_uid for u in ids) and opened,
+                   "the service runs as user carbridge (not root) and has opened the pad %s" % node,
+                   "MainPID %d, uids %s (carbridge is %d), holds %s open: %s" % (pid, ids, carbridge_uid, node, bool(opened)))
+
+        # the pad drives the car: engine, Speed+ twice
+        since = k.monotonic()
+        self.pad.press(e.BTN_START, "engine")
+        self.pad.press(e.BTN_TR, "speed+")
+        self.pad.press(e.BTN_TR, "speed+")
+        # a few stream frames at 20, so a stray frame after them would be seen too
+        k.wait_until(lambda: len([fr for fr in self.cars.frames(since) if fr.text == "M,0,20,1"]) >= 3, 10)
+        frames = k.dedup(self.cars.frames(since))
+        self.check(frames == ["M,0,10,1", "M,0,20,1"],
+                   "the pad drives the car: engine, Speed+, Speed+ give exactly M,0,10,1 then M,0,20,1 (streamed)",
+                   "frames %s" % frames)
+
+        # systemctl status shows STATUS=
+        expected = "engine on, speed 20 forward, link up"
+        k.wait_until(lambda: show("StatusText") == expected, 10, 0.05)
+        status_out = run(["systemctl", "status", "--no-pager", "carbridge@red"])[1]
+        self.check('Status: "%s"' % expected in status_out,
+                   "systemctl status carbridge@red shows the STATUS= line \"%s\"" % expected,
+                   "StatusText '%s'" % show("StatusText"))
+
+        # unplug the pad while moving: the stop frame, and a warning in the journal. `journalctl -p warning`
+        # (the issue's command) lists warning and worse; -p warning..warning shows it is exactly a warning.
+        lost = '"%s" lost' % PAD_NAME
+        before = journal_lines("warning", lost)
+        since = k.monotonic()
+        self.pad.close()
+        stop = self.cars.wait_frame(lambda fr: fr.text == "M,0,0,1", since, 10)
+        listed = k.wait_until(lambda: journal_lines("warning", lost) > before, 15, 0.1)
+        exactly = journal_lines("warning..warning", lost) > before
+        run(["journalctl", "-u", UNIT, "-p", "warning", "--no-pager"])
+        self.check(stop is not None and listed and exactly,
+                   "unplugging the pad: the car gets M,0,0,1 and journalctl -u carbridge@red -p warning lists the loss at warning priority",
+                   "stop frame %s, listed by -p warning: %s, by -p warning..warning: %s" % (stop, bool(listed), exactly))
+
+        # plug it back: carbridge opens it again (hotplug)
+        node = self.plug_pad()
+        if not self.check(self.start_moving(main_pid(), "replugged pad", engine_on=True),
+                          "a replugged pad is opened again and drives the car (M,0,10,1 streams)"):
+            return
+
+        # kill -9 while moving: Restart=always after RestartSec, the new process's first frame is the handshake
+        self.restart_check("kill -9", signal.SIGKILL, minimum_s=RESTART_SEC, metric="kill9-to-handshake")
+        if not self.check(self.start_moving(main_pid(), "after kill -9"), "the restarted process drives the car again"):
+            return
+        # kill -STOP: the watchdog pings stop; systemd kills it after WatchdogSec and restarts it
+        cursor = journal_cursor()
+        # The pings come every WatchdogSec/2, so systemd's deadline falls between WatchdogSec/2 and
+        # WatchdogSec after the stop; RestartSec follows.
+        self.restart_check("kill -STOP (hung loop)", signal.SIGSTOP, minimum_s=WATCHDOG_SEC / 2 + RESTART_SEC,
+                           metric="sigstop-to-handshake")
+        timeouts = [x for x in journal(None, cursor) if "Watchdog timeout" in str(x.get("MESSAGE", ""))]
+        self.check(timeouts, "the journal says systemd's watchdog killed it", "no 'Watchdog timeout' line")
+        if timeouts and self.stopped_at:
+            # the journal's monotonic stamp is CLOCK_MONOTONIC of this boot, the clock of time.monotonic()
+            self.metric("sigstop-to-watchdog-kill", int(timeouts[0]["__MONOTONIC_TIMESTAMP"]) / 1000 - self.stopped_at * 1000, "ms")
+
+        # reinstalling the same package while the unit runs (and the car moves): a clean restart
+        if not self.check(self.start_moving(main_pid(), "before reinstall"), "the watchdog-restarted process drives the car again"):
+            return
+        old_pid, old_conn = main_pid(), self.last_connection()
+        t = k.monotonic()
+        rc, out = run(["apt", "install", "-y", "--reinstall", "./" + os.path.basename(DEB)], cwd="/root/pkg")
+        new = self.wait_new_connection_frame(old_conn, 20)
+        old_frames = self.cars.frames(t, conn=old_conn)
+        self.check(rc == 0 and new is not None and new.text == HANDSHAKE and main_pid() not in (0, old_pid)
+                   and old_frames and old_frames[-1].text == HANDSHAKE and is_active() == "active"
+                   and show("Result") == "success",
+                   "apt install --reinstall while carbridge@red drives: the old process sends E,0,0,0, a new PID's first frame is the handshake",
+                   "exit %d, old PID %d's last frame %s, new PID %d's first %s, %s, Result %s" % (
+                       rc, old_pid, old_frames[-1:] if old_frames else None, main_pid(), new, is_active(), show("Result")))
+
+        # systemctl stop while moving: E,0,0,0 reaches the car before the unit is inactive
+        if not self.check(self.start_moving(main_pid(), "before stop"), "the reinstalled package's process drives the car"):
+            return
+        conn = self.last_connection()
+        t = k.monotonic()
+        rc, _ = run(["systemctl", "stop", "carbridge@red"], timeout=30)
+        stopped_at = k.monotonic()
+        state = is_active()
+        frames = self.cars.frames(t, conn=conn)
+        engine_off = [fr for fr in frames if fr.text == HANDSHAKE]
+        self.check(rc == 0 and state == "inactive" and engine_off and engine_off[0].t <= stopped_at and frames[-1].text == HANDSHAKE,
+                   "systemctl stop while moving: E,0,0,0 is the car's last frame and arrives before the unit is inactive",
+                   "exit %d, %s, frames since stop %s, stop returned at %.3f" % (rc, state, k.dedup(frames), stopped_at))
+        if engine_off:
+            self.metric("stop-to-E", (engine_off[0].t - t) * 1000, "ms")
+
+        # apt remove keeps /etc/carbridge, apt purge removes it
+        rc, _ = run(["apt", "remove", "-y", "carbridge"])
+        status = out_of(["dpkg-query", "-W", "-f=${Status}", "carbridge"])
+        self.check(rc == 0 and status == "deinstall ok config-files" and not os.path.exists("/usr/bin/carbridge")
+                   and os.path.isfile("/etc/carbridge/carbridge.toml") and os.path.isfile("/etc/carbridge/red.toml"),
+                   "apt remove: the program goes, /etc/carbridge (carbridge.toml, red.toml) stays",
+                   "exit %d, status '%s', /etc/carbridge: %s" % (rc, status, os.listdir("/etc/carbridge") if os.path.isdir("/etc/carbridge") else "gone"))
+        rc, _ = run(["apt", "purge", "-y", "carbridge"])
+        status = out_of(["dpkg-query", "-W", "-f=${Status}", "carbridge"])
+        links = glob.glob("/etc/systemd/system/*/carbridge@*")
+        self.check(rc == 0 and not os.path.exists("/etc/carbridge") and not links and "installed" not in status.replace("not-installed", ""),
+                   "apt purge: /etc/carbridge and the carbridge@red enable link are gone",
+                   "exit %d, status '%s', /etc/carbridge exists: %s, links %s" % (rc, status, os.path.exists("/etc/carbridge"), links))
+
+    def user_exists(self):
+        try:
+            pwd.getpwnam("carbridge")
+            return True
+        except KeyError:
+            return False
+
+    def restart_check(self, what, sig, minimum_s, metric):
+        """Sends `sig` to the main process while the car moves; checks systemd's restart and the handshake."""
+        old_pid, old_conn = main_pid(), self.last_connection()
+        restarts = show("NRestarts")
+        t = self.stopped_at = k.monotonic()
+        os.kill(old_pid, sig)
+        first = self.wait_new_connection_frame(old_conn, minimum_s + 30)
+        new_pid = main_pid()
+        delay = (first.t - t) if first else None
+        self.check(first is not None and first.text == HANDSHAKE and delay >= minimum_s and new_pid not in (0, old_pid)
+                   and show("NRestarts") != restarts,
+                   "%s while moving: systemd restarts carbridge@red (not before %.0f s) and the car's first frame from the new process is the handshake"
+                   % (what, minimum_s),
+                   "first frame %s after %s s, PID %d -> %d, NRestarts %s -> %s" % (
+                       first, "%.3f" % delay if delay is not None else "-", old_pid, new_pid, restarts, show("NRestarts")))
+        if delay is not None:
+            self.metric(metric, delay * 1000, "ms")
+        elif new_pid in (0, old_pid) and old_pid:
+            # no restart: kill what is left (a stopped process) so that the later checks still run
+            log("%s: no restart; SIGKILL to PID %d" % (what, old_pid))
+            try:
+                os.kill(old_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.wait_new_connection_frame(old_conn, RESTART_SEC + 30)
+
+    def close(self):
+        if self.pad:
+            self.pad.close()
+        if self.car and self.car.poll() is None:
+            self.car.terminate()
+            self.car.wait(5)
+        try:
+            with open(CAR_LOG) as src, open(os.path.join(SHARE, "car.log"), "w") as dst:
+                dst.write(src.read())
+        except OSError:
+            pass
+
+
+def main():
+    checks = Checks()
+    try:
+        checks.run()
+    except Exception as error:   # a broken step is a failure with its reason, not a silent end
+        import traceback
+        log(traceback.format_exc())
+        checks.check(False, "the checks ran to the end", "%s: %s" % (type(error).__name__, error))
+    finally:
+        checks.close()
+    return 1 if checks.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
