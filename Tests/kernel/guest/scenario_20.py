@@ -25,7 +25,7 @@ timeout with the mute pad.
 
 Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
 """
-import ctypes, os, select, signal, struct, subprocess, threading, time
+import ctypes, fcntl, glob, os, select, signal, struct, subprocess, threading, time
 from evdev import AbsInfo, UInput, ff, ecodes as e
 import kharness as k
 from kharness import Carbridge, monotonic
@@ -39,6 +39,24 @@ LINK_LOST_BOUND_MS = 500.0  # the car's listener exits -> carbridge reads EOF ->
 STRENGTH = 0.75            # [feedback] strength's default
 EV_UINPUT, UI_FF_UPLOAD, UI_FF_ERASE = 0x0101, 1, 2
 EVENT = struct.Struct("llHHi")   # struct input_event on x86-64
+
+
+class QuietUInput(UInput):
+    """A UInput that never opens its own event node. python3-evdev 1.6 opens it (to find it) and closes it
+    later, and opening or closing an evdev node takes the node's lock, which the kernel holds while an
+    upload waits for us: the pad would wait for carbridge's upload, up to the kernel's 30 s. A real driver
+    (or Steam's uinput side) holds no such fd, so neither does this pad."""
+
+    def _find_device(self):
+        return None
+
+    def node(self):
+        """/dev/input/eventN, through UI_GET_SYSNAME and sysfs."""
+        name = bytearray(64)
+        fcntl.ioctl(self.fd, (2 << 30) | (len(name) << 16) | (ord("U") << 8) | 44, name)   # UI_GET_SYSNAME(64)
+        sysname = bytes(name).split(b"\0")[0].decode()
+        events = k.wait_until(lambda: glob.glob("/sys/devices/virtual/input/%s/event*" % sysname), 5)
+        return "/dev/input/" + os.path.basename(events[0])
 
 
 class RumblePad(k.Pad):
@@ -57,13 +75,8 @@ class RumblePad(k.Pad):
         if force_feedback:
             caps[e.EV_FF] = [e.FF_RUMBLE]
         # python3-evdev 1.6 has no max_effects argument: it asks for FF_GAIN (96) effects.
-        self.ui = UInput(caps, name=name, vendor=0x045E, product=0x028E, version=0x110, bustype=e.BUS_USB)
-        self.node = self.ui.device.path
-        # python3-evdev keeps the event node open (UInput.device). Closing an evdev fd takes the node's lock,
-        # which the kernel holds while an upload waits for us: an unplug would then wait for the upload. A real
-        # driver (or Steam's uinput side) holds no such fd, so neither does this pad.
-        self.ui.device.close()
-        self.ui.device = None
+        self.ui = QuietUInput(caps, name=name, vendor=0x045E, product=0x028E, version=0x110, bustype=e.BUS_USB)
+        self.node = self.ui.node()
         self.actions = []
         self.answer_after_s = answer_after_s
         self.lock = threading.Lock()
