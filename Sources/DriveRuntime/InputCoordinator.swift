@@ -321,7 +321,10 @@ public final class InputCoordinator {
     private func close(_ syspath: String) {
         translators[syspath] = nil
         motorOpenings[syspath] = nil
-        motors.removeValue(forKey: syspath)?.closeInBackground()
+        if let motor = motors.removeValue(forKey: syspath) {
+            // After the current event: a pad that went away has the car stopped before a thread is started.
+            loop.execute { motor.closeInBackground() }
+        }
         guard let entry = active.removeValue(forKey: syspath) else { return }
         switch entry.state {
         case .opening(let retry): retry?.cancel()
