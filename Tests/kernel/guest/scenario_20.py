@@ -12,11 +12,11 @@ Three carbridge runs, each against a fresh TCP car (guest/tcpcar.c):
      (not before); the car's listener goes away (link lost) -> one long; nothing else. Each within a bound
      of its cause. carbridge's exit erases the effects.
   B. `[feedback] rumble = false`: the same pad gets no upload and plays nothing; it drives.
-  C/D. one run, pads plugged in turn: (C) a pad whose uinput side answers each upload only after 2 s
-     (EVIOCSFF waits in the kernel until then): carbridge reads the pad at once and streams at its 50 ms
-     cadence meanwhile, and once the uploads are through, Speed+ at max_speed plays; (D) a pad WITHOUT
-     force feedback drives (silently skipped); then a pad whose uinput side never answers (the kernel
-     would wait 30 s per upload): it drives at once. Each unplug stops the car within 100 ms; carbridge
+  C/D. one run, pads plugged in turn: (D) a pad WITHOUT force feedback drives (silently skipped);
+     (C) a pad whose uinput side answers each upload only after 2 s (EVIOCSFF waits in the kernel until
+     then): carbridge reads the pad at once and streams at its 50 ms cadence meanwhile, and once the
+     uploads are through, Speed+ at max_speed plays; (D) a pad whose uinput side never answers (the
+     kernel would wait 30 s per upload): it drives at once. Each unplug stops the car within 100 ms; carbridge
      keeps running and exits 0 on SIGTERM.
 tcpcar writes the lines it received 200 ms after its input stops, so the frame checks run after a stop.
 Before the uploads moved off the event loop (RumbleMotor's init ran in InputCoordinator.openMotor on the
@@ -394,12 +394,23 @@ def check_unplug_stop(sc, car, t_unplug, label):
 def phase_blocking(sc):
     label = "C"
     car, cb = start_run(sc, label, PORT + 2, config(PORT + 2, "auto"))
+    # D (first, so that the timed presses below do not run code paths for the first time): a pad without
+    # force feedback drives; no word about rumble.
+    plain = RumblePad("Plain Pad", force_feedback=False)
+    t_plain = plug(sc, cb, plain, "D")
+    plain.press(e.BTN_START, "engine on"); time.sleep(0.1)
+    t_up = plain.press(e.BTN_TR, "speed+")
+    time.sleep(0.5)
+    check_unplug_stop(sc, car, plain.close(), "D_plain")
+    check_quick_drive(sc, car, t_up, "D_plain", "a pad without force feedback drives")
+    said = [text for _, text in cb.log_lines(r"(?i)rumble|force feedback|EVIOCSFF|FF_RUMBLE", t_plain - 0.5)]
+    sc.check(not said, "D: the pad without force feedback is skipped silently (no log line about rumble)", said)
+
     # C: each upload answered only after 2 s (4 uploads: 8 s of EVIOCSFF waiting in the kernel).
     slow = RumblePad("Buzz Pad slow", answer_after_s=2.0)
     plug(sc, cb, slow, "C")
     k.wait_until(lambda: slow.snapshot()[0], 5)
     sc.check(bool(slow.snapshot()[0]), "C: carbridge asks the slow pad for an upload", slow.snapshot()[0])
-    slow.press(e.BTN_START, "engine on"); time.sleep(0.1)
     t_up = slow.press(e.BTN_TR, "speed+ while the upload waits")
     time.sleep(max(0.0, t_up + 3.0 - monotonic()))
     sc.check(len(slow.snapshot()[1]) < 4, "C: the uploads were still under way 3 s later", slow.snapshot()[1])
@@ -414,16 +425,6 @@ def phase_blocking(sc):
     check_unplug_stop(sc, car, slow.close(), "C")
     check_quick_drive(sc, car, t_up, "C", "while an upload waits for the pad")
     streaming(sc, [f for f in car.frames() if t_up + 0.2 <= f.t <= t_up + 3.0], "C_during_upload")
-
-    # D: a pad without force feedback still drives; no word about rumble.
-    plain = RumblePad("Plain Pad", force_feedback=False)
-    t_plain = plug(sc, cb, plain, "D")
-    t_up = plain.press(e.BTN_TR, "speed+")
-    time.sleep(0.5)
-    check_unplug_stop(sc, car, plain.close(), "D_plain")
-    check_quick_drive(sc, car, t_up, "D_plain", "a pad without force feedback drives")
-    said = [text for _, text in cb.log_lines(r"(?i)rumble|force feedback|EVIOCSFF|FF_RUMBLE", t_plain - 0.5)]
-    sc.check(not said, "D: the pad without force feedback is skipped silently (no log line about rumble)", said)
 
     # D: a pad whose uinput side never answers (the kernel would wait 30 s for each upload).
     mute = RumblePad("Buzz Pad mute", answer_after_s=None)
