@@ -16,7 +16,7 @@ Three carbridge runs, each against a fresh TCP car (guest/tcpcar.c):
      (C) a pad whose uinput side answers each upload only after 2 s (EVIOCSFF waits in the kernel until
      then): carbridge reads the pad at once and streams at its 50 ms cadence meanwhile, and once the
      uploads are through, Speed+ at max_speed plays; (D) a pad whose uinput side never answers (the
-     kernel would wait 30 s per upload): it drives at once. Each unplug stops the car within 100 ms; carbridge
+     kernel would wait 30 s per upload): it drives at once. Each unplug stops the car within 250 ms; carbridge
      keeps running and exits 0 on SIGTERM.
 tcpcar writes the lines it received 200 ms after its input stops, so the frame checks run after a stop.
 Before the uploads moved off the event loop (RumbleMotor's init ran in InputCoordinator.openMotor on the
@@ -34,8 +34,15 @@ from scenarios import wait_pad_ready, HOTPLUG_S
 TITLE = "rumble (FF_RUMBLE uinput pad answering uploads): engine on, turn ending, speed cap, link lost; uploads never block the loop"
 PORT = 47020
 GAP_S = 0.35
-PLAY_BOUND_MS = 300.0      # a cue's EV_FF after its cause (one write on the loop; debug build under TCG, loaded host)
-LINK_LOST_BOUND_MS = 500.0  # the car's listener exits -> carbridge reads EOF -> the long pulse
+# The bounds separate "the loop waited for the pad's driver" (seconds: 2 s per slow upload, 30 s for a mute
+# pad) from a debug build in a TCG guest on a loaded host: with the host's load average at 17, single
+# presses took up to 0.47 s and single stream gaps 0.2 s (five runs, 2026-11-25); the strict cadence and
+# unplug bounds are scenarios 1 and 2's.
+PLAY_BOUND_MS = 500.0      # a cue's EV_FF after its cause (one write on the loop)
+LINK_LOST_BOUND_MS = 1000.0  # the car's listener exits -> carbridge reads EOF -> the long pulse
+DRIVE_BOUND_S = 0.5        # a press while an upload waits -> its frame
+GAP_BOUND_MS = 500.0       # the stream while an upload waits: no gap longer (p50 must still be 45-55 ms)
+UNPLUG_BOUND_S = 0.25      # unplug -> the stop frame
 STRENGTH = 0.75            # [feedback] strength's default
 EV_UINPUT, UI_FF_UPLOAD, UI_FF_ERASE = 0x0101, 1, 2
 EVENT = struct.Struct("llHHi")   # struct input_event on x86-64
@@ -278,7 +285,7 @@ def streaming(sc, frames, label):
         sc.metric("%s_stream_p50" % label, p50, "ms")
         sc.metric("%s_stream_max_gap" % label, worst, "ms")
         sc.check(45.0 <= p50 <= 55.0, "%s: streaming p50 within 45-55 ms" % label, "%.1f ms" % p50)
-        sc.check(worst <= 150.0, "%s: no gap over 150 ms" % label, "%.1f ms" % worst)
+        sc.check(worst <= GAP_BOUND_MS, "%s: no gap over %.0f ms" % (label, GAP_BOUND_MS), "%.1f ms" % worst)
 
 
 def phase_events(sc):
@@ -373,9 +380,10 @@ def stop_after(car, since):
 
 def check_quick_drive(sc, car, t_up, label, what):
     """After the stream stopped (tcpcar writes its lines 200 ms after the input stops): the first
-    M,0,10,1 after the Speed+ at t_up came within 300 ms."""
+    M,0,10,1 after the Speed+ at t_up came within DRIVE_BOUND_S."""
     moving = first_frame_after(car, "M,0,10,1", t_up)
-    sc.check(moving is not None and moving.t - t_up <= 0.3, "%s: %s, its Speed+ reaches the car within 300 ms" % (label, what),
+    sc.check(moving is not None and moving.t - t_up <= DRIVE_BOUND_S,
+             "%s: %s, its Speed+ reaches the car within %.0f ms" % (label, what, DRIVE_BOUND_S * 1000),
              "%.3f s" % (moving.t - t_up) if moving else "no M,0,10,1")
     if moving is not None:
         sc.metric("%s_frame_after_press" % label, (moving.t - t_up) * 1000.0, "ms")
@@ -385,7 +393,8 @@ def check_unplug_stop(sc, car, t_unplug, label):
     k.wait_until(lambda: stop_after(car, t_unplug), 3.0)
     time.sleep(0.4)   # tcpcar's 200 ms quiet period: every line is in its log
     stop = stop_after(car, t_unplug)
-    sc.check(stop is not None and stop.t - t_unplug <= 0.1, "%s: unplugging the pad stops the car within 100 ms" % label,
+    sc.check(stop is not None and stop.t - t_unplug <= UNPLUG_BOUND_S,
+             "%s: unplugging the pad stops the car within %.0f ms" % (label, UNPLUG_BOUND_S * 1000),
              "%.3f s" % (stop.t - t_unplug) if stop else "no stop frame")
     if stop is not None:
         sc.metric("%s_stop_after_unplug" % label, (stop.t - t_unplug) * 1000.0, "ms")
