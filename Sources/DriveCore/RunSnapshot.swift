@@ -20,15 +20,18 @@ public struct RunSnapshot: Sendable {
     public var inputs: [String]
     /// The hands-free rider (tilt throttle, balance board); nil when nothing is hands-free.
     public var handsFree: HandsFreeReading?
+    /// The most recent feedback events (what the pad's rumble plays), oldest first.
+    public var feedback: [(time: Instant, event: FeedbackEvent)]
 
     /// Creates a snapshot (by default: engine off, nothing sent, nothing heard).
     public init(
         state: DriveState = DriveState(), linkName: String, linkStatus: String,
         lastFrame: (frame: Frame, time: Instant)? = nil, framesSent: Int = 0,
         carLines: [(time: Instant, text: String)] = [], notices: [String] = [], inputs: [String] = [],
-        handsFree: HandsFreeReading? = nil
+        handsFree: HandsFreeReading? = nil, feedback: [(time: Instant, event: FeedbackEvent)] = []
     ) {
         self.handsFree = handsFree
+        self.feedback = feedback
         self.state = state
         self.linkName = linkName
         self.linkStatus = linkStatus

@@ -129,6 +129,8 @@ input[type=password] { font-size:1.1em; padding:.3em; }
   <section>
     <h2>Inputs</h2>
     <ul class="log" id="inputs"></ul>
+    <h2 style="margin-top:.8em">Pad feedback</h2>
+    <ul class="log" id="feedback"></ul>
     <h2 style="margin-top:.8em">Notices</h2>
     <ul class="log" id="notices"></ul>
     <ul class="log" id="rejections"></ul>
@@ -205,6 +207,7 @@ function render(s) {
   $("car").scrollTop = $("car").scrollHeight;
   list("inputs", s.inputs.length ? s.inputs : ["none"], (li, t) => { li.textContent = t; });
   list("notices", s.notices.slice(-8), (li, t) => { li.textContent = t; });
+  list("feedback", (s.feedback || []).slice(-6), (li, f) => { timed(li, f.time, f.text); li.dataset.event = f.event; });
   if (s.bt) renderBluetooth(s.bt);
   renderHandsFree(s.handsFree);
 }

@@ -84,6 +84,12 @@ package struct DashboardState: Sendable {
             }
         }
         out.stringArray("notices", run.notices)
+        // What the pad's rumble told the driver, so the operator sees it too.
+        out.array("feedback", run.feedback) { w, item in
+            w.field("time", timeText(item.time))
+            w.field("event", item.event.name)
+            w.field("text", item.event.text)
+        }
         out.object("bt") { w in
             w.field("phase", bluetooth.phase.rawValue)
             w.field("message", bluetooth.message)

@@ -4,7 +4,13 @@ import Glibc
 
 /// A pad's rumble motors (`FF_RUMBLE` through evdev): its node opened a second time for writing, a few
 /// effects uploaded once (`EVIOCSFF`), each played later with one non-blocking `write` of an `EV_FF`
-/// event. Nothing here blocks: a full queue or a pad gone only loses that pulse.
+/// event: a full queue or a pad gone only loses that pulse.
+///
+/// Uploading and closing wait for the pad's driver: `EVIOCSFF` (and the erase a close does) sleeps in the
+/// kernel until the driver answers, and a uinput pad's user-space side (Steam Input, a remapper, a test)
+/// may take up to the kernel's 30 s per effect (drivers/input/misc/uinput.c, `uinput_request_submit`).
+/// So an event loop uses `open(…loop:completion:)` and `closeInBackground()`, which do both on a
+/// one-shot thread, and only `play` on its own thread.
 public final class RumbleMotor {
     /// One pulse pattern: magnitudes 0…1 of the strong (low-frequency) and weak motors, how long each
     /// pulse lasts, the pause before each, and how many pulses.
@@ -34,6 +40,7 @@ public final class RumbleMotor {
 
     /// Opens `path` for writing and uploads `patterns` at `strength` (0…1); nil when the pad has no
     /// `FF_RUMBLE`, may not be written, or refuses the upload (such pads are skipped silently).
+    /// Blocks until the pad's driver has taken every effect: not on an event loop's thread.
     public init?(path: String, patterns: [Pattern], strength: Double) {
         self.path = path
         fd = cb_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0)
@@ -63,6 +70,34 @@ public final class RumbleMotor {
 
     deinit { close() }
 
+    /// Opens and uploads (`init`) on a one-shot thread, then calls `completion` on `loop`'s thread with the
+    /// motor, or nil (no `FF_RUMBLE`, not writable, refused, or no thread). Call on `loop`'s thread. The
+    /// loop keeps reading the pad and sending frames while the driver takes its time; a pad unplugged
+    /// meanwhile ends the wait (the kernel fails the pending upload) and gives nil.
+    public static func open(
+        path: String, patterns: [Pattern], strength: Double, loop: EventLoop,
+        completion: @escaping (RumbleMotor?) -> Void
+    ) {
+        loop.assertOnLoopThread()
+        let deliver = LoopBound(completion)
+        let submitter = loop.submitter
+        do {
+            try BackgroundThread.start {
+                let handoff = Handoff(RumbleMotor(path: path, patterns: patterns, strength: strength))
+                submitter.submit { deliver.value(handoff.motor) }
+            }
+        } catch {
+            completion(nil)
+        }
+    }
+
+    /// Carries the motor from the uploading thread to the loop's; nothing touches it in between (the
+    /// submitter's lock orders the two threads).
+    private final class Handoff: @unchecked Sendable {
+        let motor: RumbleMotor?
+        init(_ motor: RumbleMotor?) { self.motor = motor }
+    }
+
     /// Plays pattern `index` (as passed to `init`): one `write`, never waiting.
     @discardableResult
     public func play(_ index: Int) -> Bool {
@@ -75,11 +110,25 @@ public final class RumbleMotor {
         return written == MemoryLayout<input_event>.size
     }
 
-    /// Closes the node (the kernel drops the uploaded effects with it).
+    /// Closes the node (the kernel drops the uploaded effects with it). Waits for the pad's driver to
+    /// erase them: not on an event loop's thread (`closeInBackground`).
     public func close() {
         guard fd >= 0 else { return }
         Syscall.close(fd)
         fd = -1
+    }
+
+    /// Closes the node on a one-shot thread (the erase waits for the pad's driver like an upload); the
+    /// motor plays nothing from now on.
+    public func closeInBackground() {
+        guard fd >= 0 else { return }
+        let node = fd
+        fd = -1
+        do {
+            try BackgroundThread.start { Syscall.close(node) }
+        } catch {
+            Syscall.close(node)
+        }
     }
 
     /// `EVIOCSFF`: `_IOW('E', 0x80, struct ff_effect)` (a function-like macro Swift does not import).

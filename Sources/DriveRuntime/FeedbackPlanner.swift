@@ -1,19 +1,7 @@
 import DriveCore
 import DriveInput
 
-/// A rumble pattern the pad plays to tell the driver something.
-public enum RumbleCue: Int, Hashable, Sendable, CaseIterable {
-    /// The engine went on: one short pulse.
-    case engineOn
-    /// The car was stopped for safety (link lost, input lost): one long pulse.
-    case stopped
-    /// The kiosk turn ends in 10 s: two short pulses.
-    case turnEnding
-    /// Speed+ at `max_speed`: one very short pulse.
-    case speedCapped
-}
-
-extension RumbleCue {
+extension FeedbackEvent {
     /// The pulses: short 150 ms, long 700 ms, two short with 120 ms before each, very short 60 ms (weak motor).
     public var pattern: RumbleMotor.Pattern {
         switch self {
@@ -36,8 +24,8 @@ public enum BridgeEvent: Hashable, Sendable {
     case applied(Control)
 }
 
-/// Decides which rumble cue each bridge event deserves, and when a kiosk turn's warning is due. Pure:
-/// times are handed in; whoever runs it arms a timer at `nextDeadline` and calls `tick(at:)` there.
+/// Decides which feedback event (a rumble cue) each bridge event deserves, and when a kiosk turn's warning
+/// is due. Pure: times are handed in; whoever runs it arms a timer at `nextDeadline` and calls `tick(at:)` there.
 public struct FeedbackPlanner: Sendable {
     /// The speed cap (`drive.max_speed`): Speed+ that leaves the speed here is `speedCapped`.
     public let maxSpeed: Int
@@ -60,7 +48,7 @@ public struct FeedbackPlanner: Sendable {
     }
 
     /// The cues `event` at `now` calls for (in order).
-    public mutating func handle(_ event: BridgeEvent, at now: Instant) -> [RumbleCue] {
+    public mutating func handle(_ event: BridgeEvent, at now: Instant) -> [FeedbackEvent] {
         switch event {
         case .state(let state):
             speed = state.speed
@@ -86,7 +74,7 @@ public struct FeedbackPlanner: Sendable {
     }
 
     /// The cues due at `now` (the turn's warning once its time has come).
-    public mutating func tick(at now: Instant) -> [RumbleCue] {
+    public mutating func tick(at now: Instant) -> [FeedbackEvent] {
         guard let due = nextDeadline, now >= due else { return [] }
         nextDeadline = nil
         return engineOn ? [.turnEnding] : []

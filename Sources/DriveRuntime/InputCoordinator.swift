@@ -64,6 +64,10 @@ public final class InputCoordinator {
     @exclusivity(unchecked) private var translators: [String: PadTranslator] = [:]
     /// The rumble motors of the open pads that have them, by syspath.
     private var motors: [String: RumbleMotor] = [:]
+    /// The pads whose motors a thread is opening (uploading), by syspath: which opening it is, so that a
+    /// motor arriving after its pad was closed (or closed and opened again) is closed, not used.
+    private var motorOpenings: [String: UInt64] = [:]
+    private var motorOpeningCount: UInt64 = 0
     /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
     private var noticed: Set<String> = []
 
@@ -258,17 +262,28 @@ public final class InputCoordinator {
     // MARK: rumble
 
     /// Opens the pad's rumble motors when `[feedback] rumble` is on and it has `FF_RUMBLE` (else nothing).
+    /// The upload waits for the pad's driver, so it runs on a thread of its own and the motor joins
+    /// `motors` when it is done; until then the pad drives without rumble.
     private func openMotor(_ path: String, key: String) {
         guard config.feedback.rumble, config.feedback.strength > 0 else { return }
-        let patterns = RumbleCue.allCases.map(\.pattern)
-        if let motor = RumbleMotor(path: path, patterns: patterns, strength: config.feedback.strength) {
-            motors[key] = motor
-            logger.debug("rumble: \(path) has FF_RUMBLE")
+        motorOpeningCount += 1
+        let opening = motorOpeningCount
+        motorOpenings[key] = opening
+        let patterns = FeedbackEvent.allCases.map(\.pattern)
+        RumbleMotor.open(path: path, patterns: patterns, strength: config.feedback.strength, loop: loop) { [weak self] motor in
+            guard let self, self.motorOpenings[key] == opening else {
+                motor?.closeInBackground()
+                return
+            }
+            self.motorOpenings[key] = nil
+            guard let motor else { return }
+            self.motors[key] = motor
+            self.logger.debug("rumble: \(path) has FF_RUMBLE")
         }
     }
 
     /// Plays `cue` on every open pad that has rumble motors (one `write` each, never blocking).
-    public func rumble(_ cue: RumbleCue) {
+    public func rumble(_ cue: FeedbackEvent) {
         for motor in motors.values { motor.play(cue.rawValue) }
     }
 
@@ -305,7 +320,11 @@ public final class InputCoordinator {
 
     private func close(_ syspath: String) {
         translators[syspath] = nil
-        motors.removeValue(forKey: syspath)?.close()
+        motorOpenings[syspath] = nil
+        if let motor = motors.removeValue(forKey: syspath) {
+            // After the current event: a pad that went away has the car stopped before a thread is started.
+            loop.execute { motor.closeInBackground() }
+        }
         guard let entry = active.removeValue(forKey: syspath) else { return }
         switch entry.state {
         case .opening(let retry): retry?.cancel()

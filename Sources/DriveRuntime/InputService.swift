@@ -36,6 +36,7 @@ final class InputService: RunService {
     }
 
     func start() throws {
+        startFeedback()
         defer {
             if model.inputs.isEmpty && options.replay == nil {
                 logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
@@ -54,7 +55,6 @@ final class InputService: RunService {
             self.onDevicesChanged(inputs.activeDescriptions)
         }
         inputs.onCalibrate = { [weak self] neutrals in self?.calibrated(neutrals) }
-        if config.feedback.rumble { startFeedback(inputs) }
         if let recording = options.replay {
             inputs.onReplayFinished = { [weak self] in
                 self?.bridge.apply(.inputLost)
@@ -80,19 +80,31 @@ final class InputService: RunService {
         coordinator?.stop()
     }
 
-    /// The pad's rumble follows the bridge (`FeedbackPlanner`); a kiosk turn's warning on a loop timer.
-    private func startFeedback(_ inputs: InputCoordinator) {
+    /// Tells the driver what the car is doing: `FeedbackPlanner` over the bridge's events (a kiosk turn's
+    /// warning on a loop timer). Each event is played on the pads' rumble motors when `[feedback] rumble`
+    /// is on, and listed for the views (the dashboard) either way.
+    private func startFeedback() {
         planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
-        let timer = DeadlineTimer(loop: loop) { [weak self, weak inputs] in
-            guard let self, let inputs else { return }
-            for cue in self.planner.tick(at: self.loop.now()) { inputs.rumble(cue) }
+        let timer = DeadlineTimer(loop: loop) { [weak self] in
+            guard let self else { return }
+            self.tell(self.planner.tick(at: self.loop.now()))
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
         }
         feedbackTimer = timer
-        model.onBridgeEvent = { [weak self, weak inputs] event in
-            guard let self, let inputs else { return }
-            for cue in self.planner.handle(event, at: self.loop.now()) { inputs.rumble(cue) }
+        model.onBridgeEvent = { [weak self] event in
+            guard let self else { return }
+            self.tell(self.planner.handle(event, at: self.loop.now()))
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
+        }
+    }
+
+    /// Plays `events` (one `write` per pad with rumble) and records them for the views.
+    private func tell(_ events: [FeedbackEvent]) {
+        guard !events.isEmpty else { return }
+        let now = loop.now()
+        for event in events {
+            if config.feedback.rumble { coordinator?.rumble(event) }
+            model.record(event, at: now)
         }
     }
 

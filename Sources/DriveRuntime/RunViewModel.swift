@@ -56,6 +56,18 @@ public final class RunViewModel: BridgeObserver {
         }
     }
 
+    /// How many feedback events are kept (the oldest go first).
+    public static let feedbackLimit = 10
+
+    /// Records a feedback event (what the pad's rumble plays) for the views.
+    public func record(_ event: FeedbackEvent, at time: Instant) {
+        snapshot.feedback.append((time, event))
+        if snapshot.feedback.count > Self.feedbackLimit {
+            snapshot.feedback.removeFirst(snapshot.feedback.count - Self.feedbackLimit)
+        }
+        changed()
+    }
+
     /// Calls `handler` after anything shown has changed, from now on (besides `onChange`).
     public func addChangeHandler(_ handler: @escaping () -> Void) {
         changeHandlers.append(handler)

@@ -484,4 +484,28 @@ final class RunSessionTests: XCTestCase {
         XCTAssertEqual(bridge.state.engineOn, true)
         _ = session
     }
+
+    /// The dashboard lists what the pad's rumble plays, also in a run without a pad (the keyboard drives).
+    func testTheViewsListTheFeedbackEventsAtTheirInstants() throws {
+        let session = try makeSession {
+            $0.kiosk.sessionLimit = .seconds(12)
+            $0.drive.maxSpeed = 20
+        }
+        try session.start()
+        link.set(.up)
+        let model = try XCTUnwrap(session.model)
+        let on = loop.now()
+        try type("e")
+        try type("+")
+        try type("+")
+        XCTAssertEqual(model.snapshot.feedback.map(\.event), [.engineOn], "Speed+ up to the cap is no event")
+        try type("+")
+        XCTAssertEqual(model.snapshot.feedback.map(\.event), [.engineOn, .speedCapped])
+        try loop.advance(to: on.advanced(by: .seconds(2)))
+        XCTAssertEqual(model.snapshot.feedback.last?.event, .turnEnding, "10 s before the 12 s turn ends")
+        XCTAssertEqual(model.snapshot.feedback.last?.time, on.advanced(by: .seconds(2)))
+        link.set(.down(reason: "test"))
+        XCTAssertEqual(model.snapshot.feedback.map(\.event), [.engineOn, .speedCapped, .turnEnding, .stopped])
+        _ = session
+    }
 }

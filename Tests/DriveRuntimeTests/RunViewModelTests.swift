@@ -155,4 +155,14 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertNil(bridge.observer)
         bridge.apply(.engine)  // nobody to tell: fine
     }
+
+    func testKeepsTheLastTenFeedbackEventsOldestFirst() {
+        let t0 = loop.now()
+        for index in 0..<12 {
+            model.record(index % 2 == 0 ? .engineOn : .stopped, at: t0.advanced(by: .seconds(index)))
+        }
+        XCTAssertEqual(model.snapshot.feedback.count, RunViewModel.feedbackLimit)
+        XCTAssertEqual(model.snapshot.feedback.first?.time, t0.advanced(by: .seconds(2)), "the two oldest went first")
+        XCTAssertEqual(model.snapshot.feedback.last?.event, .stopped)
+    }
 }

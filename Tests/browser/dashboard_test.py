@@ -172,6 +172,11 @@ def controls_part(args, driver):
         checks.check("the handshake was the first frame", car.texts()[0] == "E,0,0,0", car.texts()[0])
         checks.check("page shows engine on, 20, reverse",
                      wait_for(driver, lambda d: text(d, "engine") == "ON" and text(d, "speed") == "20" and text(d, "gear") == "REVERSE"))
+        # The events the pad's rumble plays are listed too (issue 19): here the engine going on.
+        ok = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#feedback li[data-event=engineOn]"))
+        checks.check("pad feedback: the engine going on is listed with its time", ok
+                     and re.search(r"\d\d:\d\d:\d\d\.\d\d\d\s*engine on", text(driver, "feedback")) is not None,
+                     text(driver, "feedback"))
         # --- /metrics after the scripted drive, through a Prometheus text parser.
         with urllib.request.urlopen(base + "/metrics") as response:
             body = response.read().decode()
@@ -210,6 +215,8 @@ def controls_part(args, driver):
         stop_time = next((t for (t, line, _) in car.timed() if t >= closed_at and line == "Y,1,0,0"), None)
         checks.check("closing the tab while steering stops the car", ok,
                      "stop frame %.0f ms after the close" % ((stop_time - closed_at) * 1000) if stop_time else car.texts()[-3:])
+        ok = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#feedback li[data-event=stopped]"))
+        checks.check("pad feedback: the input-lost stop is listed", ok, text(driver, "feedback"))
         with urllib.request.urlopen(base + "/metrics") as response:
             lost = [s.value for f in text_string_to_metric_families(response.read().decode()) for s in f.samples
                     if s.name == "carbridge_input_lost_stops_total"]
