@@ -10,7 +10,9 @@ it lies in and to the module of the symbols in it (the module a Swift symbol's m
 ICU, the Swift runtime...; a page is charged to the module with the most symbol bytes in it, or to its
 section's name where no symbol covers it, e.g. the Swift metadata sections). Needs binutils (readelf, nm).
 """
+import bisect
 import collections
+import os
 import re
 import struct
 import subprocess
@@ -46,6 +48,30 @@ def module_of(symbol):
 
 def main():
     pid, binary = sys.argv[1], sys.argv[2]
+    # Snapshot first (the process keeps running; nm on a large binary takes a while): the binary's
+    # mappings and their pagemap entries (one 8-byte entry per page; a bounded number per read).
+    maps = []
+    with open(f"/proc/{pid}/maps") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) >= 6 and fields[5] == binary:
+                lo, hi = (int(x, 16) for x in fields[0].split("-"))
+                maps.append((lo, hi, int(fields[2], 16), fields[1]))
+    entries = {}
+    fd = os.open(f"/proc/{pid}/pagemap", os.O_RDONLY)
+    try:
+        for lo, hi, _, _ in maps:
+            want = (hi - lo) // PAGE * 8
+            data = b""
+            while len(data) < want:
+                chunk = os.pread(fd, want - len(data), lo // PAGE * 8 + len(data))
+                if not chunk:
+                    break
+                data += chunk
+            entries[lo] = data
+    finally:
+        os.close(fd)
+
     # Sections: (start, end, name) in ELF addresses.
     sections = []
     for line in subprocess.run(["readelf", "-SW", binary], capture_output=True, text=True, check=True).stdout.splitlines():
@@ -69,58 +95,39 @@ def main():
     symbols.sort()
     starts = [s[0] for s in symbols]
 
-    # The binary's mappings and the load bias (runtime address - ELF address).
-    maps = []
-    with open(f"/proc/{pid}/maps") as f:
-        for line in f:
-            fields = line.split()
-            if len(fields) >= 6 and fields[5] == binary:
-                lo, hi = (int(x, 16) for x in fields[0].split("-"))
-                maps.append((lo, hi, int(fields[2], 16), fields[1]))
+    # The load bias: runtime address - ELF address.
     first = min(maps)
     seg0 = min(segments, key=lambda s: s[0])
     bias = first[0] - (seg0[1] - seg0[0] + first[2])
-    # Writable segments extend past the file (.bss): the anonymous mapping right after the binary's last one.
-    last_end = max(m[1] for m in maps)
-    top = max(s[1] + s[3] for s in segments) + bias
-    with open(f"/proc/{pid}/maps") as f:
-        for line in f:
-            fields = line.split()
-            lo, hi = (int(x, 16) for x in fields[0].split("-"))
-            if lo == last_end and hi <= ((top + PAGE - 1) // PAGE) * PAGE + PAGE and len(fields) == 5:
-                maps.append((lo, hi, -1, fields[1]))
 
-    import bisect
     by_module = collections.Counter()
     by_section = collections.Counter()
     dirty_by_module = collections.Counter()
     total = 0
-    with open(f"/proc/{pid}/pagemap", "rb") as pagemap:
-        for lo, hi, _, perms in maps:
-            pagemap.seek(lo // PAGE * 8)
-            data = pagemap.read((hi - lo) // PAGE * 8)
-            for i in range((hi - lo) // PAGE):
-                (entry,) = struct.unpack_from("<Q", data, i * 8)
-                if not entry >> 63 & 1:
-                    continue
-                total += 1
-                anonymous = not entry >> 61 & 1
-                page = lo + i * PAGE - bias
-                section = next((n for s, e, n in sections if s < page + PAGE and e > page), "(no section)")
-                # Symbol bytes in this page, per module.
-                weights = collections.Counter()
-                j = max(0, bisect.bisect_right(starts, page) - 1)
-                while j < len(symbols) and symbols[j][0] < page + PAGE:
-                    s, size, name = symbols[j]
-                    overlap = min(s + max(size, 1), page + PAGE) - max(s, page)
-                    if overlap > 0:
-                        weights[module_of(name)] += overlap
-                    j += 1
-                module = weights.most_common(1)[0][0] if weights else f"[{section}]"
-                by_module[module] += 1
-                by_section[section] += 1
-                if anonymous:
-                    dirty_by_module[module] += 1
+    for lo, hi, _, perms in maps:
+        data = entries[lo]
+        for i in range(len(data) // 8):
+            (entry,) = struct.unpack_from("<Q", data, i * 8)
+            if not entry >> 63 & 1:
+                continue
+            total += 1
+            anonymous = not entry >> 61 & 1
+            page = lo + i * PAGE - bias
+            section = next((n for s, e, n in sections if s < page + PAGE and e > page), "(no section)")
+            # Symbol bytes in this page, per module.
+            weights = collections.Counter()
+            j = max(0, bisect.bisect_right(starts, page) - 1)
+            while j < len(symbols) and symbols[j][0] < page + PAGE:
+                s, size, name = symbols[j]
+                overlap = min(s + max(size, 1), page + PAGE) - max(s, page)
+                if overlap > 0:
+                    weights[module_of(name)] += overlap
+                j += 1
+            module = weights.most_common(1)[0][0] if weights else f"[{section}]"
+            by_module[module] += 1
+            by_section[section] += 1
+            if anonymous:
+                dirty_by_module[module] += 1
     kib = PAGE // 1024
     print(f"binary's resident pages: {total * kib} kB (dirty/anonymous: {sum(dirty_by_module.values()) * kib} kB)")
     print("by module (the symbols' module; [section] where no symbol covers the page):")
