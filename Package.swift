@@ -17,7 +17,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         // The web dashboard (DriveDashboard only; `traits: []` leaves out Hummingbird's full Foundation and
         // swift-configuration).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
@@ -71,13 +70,21 @@ let package = Package(
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+        // toml++ (Debian's libtomlplusplus-dev) behind a small C API: a C++ source compiled with the library
+        // header-only, so the binary has no libtomlplusplus (and no Foundation, which TOMLKit's Swift layer
+        // pulled in) at run time, and no Swift module needs C++ interoperability (which every importer
+        // would have to turn on too).
+        .target(
+            name: "CTOMLReader",
+            cxxSettings: [
+                .define("TOML_HEADER_ONLY", to: "1"),
+                .define("TOML_EXCEPTIONS", to: "0"),
+                .define("TOML_ENABLE_FORMATTERS", to: "0"),
+            ]),
         // The config file: TOML → typed, validated values (parsed once, every problem as file:line), the editor.
         .target(
             name: "DriveConfig",
-            dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink",
-                .product(name: "TOMLKit", package: "TOMLKit"),
-            ]),
+            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CTOMLReader"]),
         // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the
         // monitor's text. Knows nothing of the bridge or the session (DriveRuntime wires it).
         .target(name: "DriveTerminal", dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux"]),
@@ -112,6 +119,17 @@ let package = Package(
                 "DriveDashboard", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // Release builds (the package, the benchmarks' RSS, the latency scenario) start with fewer pages:
+            // --static-swift-stdlib exports every symbol (-export-dynamic), so each pointer in the Swift metadata
+            // is a symbol relocation the loader looks up in a 1 MB symbol table at every start; without the export
+            // they are relative, and lld packs them into a 14 kB .relr.dyn (DT_RELR, glibc ≥ 2.36: Debian 12)
+            // instead of 2.6 MB of .rela.dyn. 18.5 → 15 MiB RSS (docs/performance.md, "Resident memory").
+            // Nothing looks symbols up in the executable (no dlsym; a static binary has no swift-backtrace).
+            linkerSettings: [
+                .unsafeFlags(
+                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
+                    .when(configuration: .release)),
             ]),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
@@ -158,5 +176,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: ["CLinux"],
             exclude: ["Fixtures"]),
-    ]
+    ],
+    // toml++ 3 is C++17.
+    cxxLanguageStandard: .cxx17
 )

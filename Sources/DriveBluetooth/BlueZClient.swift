@@ -1,7 +1,7 @@
 import DriveCore
 import DriveDBus
 import DriveSystem
-import Foundation
+import Glibc
 
 /// bluetoothd's D-Bus API (`org.bluez`) on an event loop: objects, discovery, pairing with an agent,
 /// trust, removal. Every call is asynchronous; `BlueZSession` wraps them for one-shot commands.
@@ -243,18 +243,30 @@ package enum AdapterAdvice {
     /// Reads `/sys/class/bluetooth/NAME/rfkill*/{hard,soft}`: (hard, soft) blocked.
     package static func rfkill(_ name: String, sysfs: String = "/sys/class/bluetooth") -> (hard: Bool, soft: Bool) {
         let directory = "\(sysfs)/\(name)"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         var hard = false
         var soft = false
-        for entry in entries where entry.hasPrefix("rfkill") {
+        for entry in BluetoothScanner.listDirectory(directory) where entry.hasPrefix("rfkill") {
             func flag(_ file: String) -> Bool {
-                (try? String(contentsOfFile: "\(directory)/\(entry)/\(file)", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+                readAttribute("\(directory)/\(entry)/\(file)")?.trimming(while: \.isWhitespace) == "1"
             }
             hard = hard || flag("hard")
             soft = soft || flag("soft")
         }
         return (hard, soft)
+    }
+
+    /// A small sysfs attribute's text (its first 64 bytes: `0\n` or `1\n` here), or nil when it cannot be read.
+    private static func readAttribute(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 64)
+        var count = -1
+        repeat {
+            count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        } while count < 0 && errno == EINTR
+        guard count >= 0 else { return nil }
+        return String(decoding: bytes[..<count], as: UTF8.self)
     }
 
     package static func problem(_ adapter: BluetoothAdapter, rfkill blocked: (hard: Bool, soft: Bool)) -> String? {

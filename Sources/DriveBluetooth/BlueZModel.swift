@@ -1,6 +1,5 @@
 import DriveDBus
 import DriveLink
-import Foundation
 
 /// The Serial Port Profile's service class, as BlueZ spells UUIDs.
 package let serialPortUUID = "00001101-0000-1000-8000-00805f9b34fb"
@@ -74,8 +73,8 @@ package struct BluetoothDevice: Hashable, Sendable {
 
     /// `…/dev_AA_BB_CC_DD_EE_FF` → `AA:BB:CC:DD:EE:FF`.
     package static func address(fromPath path: String) -> String? {
-        guard let range = path.range(of: "/dev_", options: .backwards) else { return nil }
-        let text = path[range.upperBound...].replacingOccurrences(of: "_", with: ":").uppercased()
+        guard let range = path.ranges(of: "/dev_").last else { return nil }
+        let text = path[range.upperBound...].replacing("_", with: ":").uppercased()
         return LinkURL.isBluetoothAddress(text) ? text : nil
     }
 
@@ -160,7 +159,8 @@ package enum DeviceResolver {
     /// case-insensitive ones. With `preferPaired`, one paired device among several matches wins
     /// (the HC-05 you paired, not the neighbour's HC-05 that was merely discovered).
     package static func resolve(_ text: String, among devices: [BluetoothDevice], preferPaired: Bool = false) -> Match {
-        let wanted = text.trimmingCharacters(in: .whitespaces)
+        // Spaces and tabs, not line breaks: Foundation's `.whitespaces`, which this trimmed before.
+        let wanted = text.trimming { $0.isWhitespace && !$0.isNewline }
         if LinkURL.isBluetoothAddress(wanted.uppercased()) {
             let hits = devices.filter { $0.address == wanted.uppercased() }
             return finish(hits, preferPaired: preferPaired)
@@ -208,5 +208,13 @@ package enum DeviceResolver {
 }
 
 extension String {
-    func replacingColons(with replacement: String) -> String { replacingOccurrences(of: ":", with: replacement) }
+    func replacingColons(with replacement: String) -> String { replacing(":", with: replacement) }
+
+    /// The text without the leading and trailing characters that `isTrimmed` picks.
+    func trimming(while isTrimmed: (Character) -> Bool) -> String {
+        var slice = Substring(self)
+        while let first = slice.first, isTrimmed(first) { slice.removeFirst() }
+        while let last = slice.last, isTrimmed(last) { slice.removeLast() }
+        return String(slice)
+    }
 }

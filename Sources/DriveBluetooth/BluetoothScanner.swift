@@ -88,8 +88,7 @@ package enum BluetoothScanner {
     /// The sentence for an adapter that exists but is down (powered off, or rfkill-blocked).
     static func downSentence(_ adapter: String) -> String {
         func blocked(_ kind: String) -> Bool {
-            guard let entries = try? listDirectory("/sys/class/bluetooth/\(adapter)") else { return false }
-            return entries.filter { $0.hasPrefix("rfkill") }.contains { entry in
+            return listDirectory("/sys/class/bluetooth/\(adapter)").filter { $0.hasPrefix("rfkill") }.contains { entry in
                 guard let file = fopen("/sys/class/bluetooth/\(adapter)/\(entry)/\(kind)", "r") else { return false }
                 defer { fclose(file) }
                 return fgetc(file) == Int32(UInt8(ascii: "1"))
@@ -100,7 +99,8 @@ package enum BluetoothScanner {
         return "the Bluetooth adapter \(adapter) is down: run `sudo hciconfig \(adapter) up` (or start bluetoothd and run `bluetoothctl power on`)"
     }
 
-    private static func listDirectory(_ path: String) throws -> [String] {
+    /// The names in directory `path` (`.` and `..` included), none when it cannot be listed.
+    static func listDirectory(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
         defer { closedir(directory) }
         var names: [String] = []

@@ -229,7 +229,6 @@ public struct CarbridgeConfig: Sendable {
     init() {}
 
     /// The built-in defaults (no file), with their evdev names resolved by `resolver`.
-    /// (No TOML is parsed: TOMLKit leaks a little per document, see scripts/fuzz.sh.)
     public static func defaults(resolver: any EventCodeResolver) throws(ConfigErrors) -> CarbridgeConfig {
         var config = CarbridgeConfig()
         let errors = MappingConfiguration.resolve(&config, resolver: resolver)

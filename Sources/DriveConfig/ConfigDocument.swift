@@ -1,37 +1,31 @@
-import TOMLKit
-
 /// A parsed TOML config file that remembers where each key stands, so every error can say `file:line`.
 ///
-/// TOMLKit parses (and reports syntax errors with their position); a small line index maps
-/// `table.key` to the line that set it, because TOMLKit's tables do not keep source positions.
+/// toml++ parses (`TOMLDocument`, and reports syntax errors with their position); a small line index maps
+/// `table.key` to the line that set it, because the parsed tables are read without source positions.
 public final class ConfigDocument {
     /// The file name used in errors.
     public let file: String
-    private let root: TOMLTable
+    private let root: TOMLNode
     private var lineOfKey: [String: Int] = [:]
     private var lineOfTable: [String: Int] = [:]
 
-    /// Parses `text`; a syntax error throws `ConfigError` with the line TOMLKit reports.
+    /// Parses `text`; a syntax error throws `ConfigError` with the line toml++ reports.
     public init(text: String, file: String) throws(ConfigError) {
         self.file = file
         if let problem = Self.precheck(text) {
             throw ConfigError(file: file, line: problem.line, key: nil, message: "TOML syntax error: \(problem.message)")
         }
         do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw ConfigError(
-                file: file, line: error.source.begin.line, key: nil,
-                message: "TOML syntax error: \(error.description)")
+            root = try TOMLDocument(text: text).root
         } catch {
-            throw ConfigError(file: file, line: nil, key: nil, message: "TOML syntax error: \(error)")
+            throw ConfigError(file: file, line: error.line, key: nil, message: "TOML syntax error: \(error.description)")
         }
         indexLines(text)
     }
 
-    /// What TOMLKit must not be handed, found before it is: the text goes to toml++ as a C string (a NUL
-    /// byte would silently end the file there), and toml++ 3 asserts (undefined behaviour without
-    /// assertions) on a table header whose name starts with anything but a bare-key character or a quote,
+    /// What toml++ must not be handed, found before it is: a NUL byte (most likely a binary file, which
+    /// the message says; toml++ would only name a control character), and toml++ 3 asserts (undefined
+    /// behaviour without assertions) on a table header whose name starts with anything but a bare-key character or a quote,
     /// e.g. `[é]`, `[ #x]` or a `[` at the end of a line. Headers are found the way TOML finds them: a `[`
     /// first on a line that is not inside a string, an array or an inline table.
     static func precheck(_ text: String) -> (line: Int, message: String)? {
@@ -207,12 +201,12 @@ public final class ConfigDocument {
 /// out-of-range values at their line, and a check for keys nobody asked for.
 public final class ConfigTable {
     private let document: ConfigDocument
-    private let table: TOMLTable
+    private let table: TOMLNode
     /// The dotted path of this table (`""` for the top level).
     public let path: String
     private var consumed: Set<String> = []
 
-    init(document: ConfigDocument, path: String, table: TOMLTable) {
+    init(document: ConfigDocument, path: String, table: TOMLNode) {
         self.document = document
         self.path = path
         self.table = table
@@ -225,7 +219,7 @@ public final class ConfigTable {
         document.error(keyPath(key), message)
     }
 
-    /// The keys present in this table, in file order as TOMLKit gives them.
+    /// The keys present in this table, in toml++'s order (byte order of the keys, not the file's).
     public var keys: [String] { table.keys }
 
     /// The line of `key` in this table.
@@ -252,7 +246,7 @@ public final class ConfigTable {
     public func int(_ key: String, default fallback: Int, range: ClosedRange<Int>) throws(ConfigError) -> Int {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
-        guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
+        guard value.kind == .integer, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
         guard range.contains(number) else { throw error(key, ConfigKind.outOfRange(number, range)) }
         return number
     }
@@ -262,9 +256,9 @@ public final class ConfigTable {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
         let number: Double
-        if value.type == .double, let d = value.double {
+        if value.kind == .float, let d = value.double {
             number = d
-        } else if value.type == .int, let i = value.int {
+        } else if value.kind == .integer, let i = value.int {
             number = Double(i)
         } else {
             throw wrongType(key, value, expected: "a number")
@@ -277,7 +271,7 @@ public final class ConfigTable {
     public func bool(_ key: String, default fallback: Bool) throws(ConfigError) -> Bool {
         consumed.insert(key)
         guard let value = table[key] else { return fallback }
-        guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
+        guard value.kind == .boolean, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
         return flag
     }
 
@@ -288,14 +282,14 @@ public final class ConfigTable {
         guard let value = table[key] else { return nil }
         switch kind {
         case .integer:
-            guard value.type == .int, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
+            guard value.kind == .integer, let number = value.int else { throw wrongType(key, value, expected: "an integer") }
             return .integer(number)
         case .number:
-            if value.type == .double, let number = value.double { return .number(number) }
-            if value.type == .int, let number = value.int { return .number(Double(number)) }
+            if value.kind == .float, let number = value.double { return .number(number) }
+            if value.kind == .integer, let number = value.int { return .number(Double(number)) }
             throw wrongType(key, value, expected: "a number")
         case .boolean:
-            guard value.type == .bool, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
+            guard value.kind == .boolean, let flag = value.bool else { throw wrongType(key, value, expected: "true or false") }
             return .boolean(flag)
         case .choice, .string:
             guard let text = value.string else { throw wrongType(key, value, expected: "a string") }
@@ -310,7 +304,7 @@ public final class ConfigTable {
         for key in table.keys {
             consumed.insert(key)
             guard let value = table[key] else { continue }
-            if value.type == .table { continue }
+            if value.kind == .table { continue }
             guard let text = value.string else {
                 report(wrongType(key, value, expected: "a string"))
                 continue
@@ -332,21 +326,22 @@ public final class ConfigTable {
         return unknown.map { error($0, "unknown key \(where_); known keys: \(known)") }
     }
 
-    private func wrongType(_ key: String, _ value: TOMLValueConvertible, expected: String) -> ConfigError {
-        error(key, "expected \(expected), found \(Self.typeName(value.type))")
+    private func wrongType(_ key: String, _ value: TOMLNode, expected: String) -> ConfigError {
+        error(key, "expected \(expected), found \(Self.typeName(value.kind))")
     }
 
-    private static func typeName(_ type: TOMLType) -> String {
-        switch type {
+    private static func typeName(_ kind: TOMLNode.Kind) -> String {
+        switch kind {
         case .table: return "a table"
         case .array: return "an array"
         case .string: return "a string"
-        case .int: return "an integer"
-        case .double: return "a floating-point number"
-        case .bool: return "a boolean"
+        case .integer: return "an integer"
+        case .float: return "a floating-point number"
+        case .boolean: return "a boolean"
         case .date: return "a date"
         case .time: return "a time"
         case .dateTime: return "a date-time"
+        case .none: return "no value"
         }
     }
 }

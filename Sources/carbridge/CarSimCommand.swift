@@ -90,7 +90,7 @@ struct CarSimCommand: CarbridgeCommand {
         var violations = 0
         let quiet = self.quiet
         simulator.onFrame = { frame, time in
-            if !quiet { say("\(time)  \(frame.text.padding(toLength: 10, withPad: " ", startingAt: 0))  \(CarModel.describe(frame))") }
+            if !quiet { say("\(time)  \(Self.column(frame.text, width: 10))  \(CarModel.describe(frame))") }
         }
         simulator.onViolation = { reason, line in
             violations += 1
@@ -105,5 +105,10 @@ struct CarSimCommand: CarbridgeCommand {
         simulator.stop()
         say("car-sim: stopped; \(violations) violation(s)")
         if strict && violations > 0 { throw ExitCode(1) }
+    }
+
+    /// `text` cut or padded with spaces to `width` characters (what Foundation's `padding(toLength:)` did).
+    static func column(_ text: String, width: Int) -> String {
+        text.count >= width ? String(text.prefix(width)) : text + String(repeating: " ", count: width - text.count)
     }
 }
