@@ -16,8 +16,9 @@ if [ "${1:-}" = "--check-car" ]; then
   missing_of "${car_packages[@]}" | tr '\n' ' ' | sed 's/ $//'
   exit 0
 fi
+# libtomlplusplus-dev: the config reader (toml++, header-only, compiled into the binary: no runtime dependency).
 # mmdebstrap and e2fsprogs (mkfs.ext4 -d): the Debian system stage's root file system (Tests/system/run.sh).
-packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev pkg-config iproute2 dbus-daemon mmdebstrap e2fsprogs "$@")
+packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config iproute2 dbus-daemon mmdebstrap e2fsprogs "$@")
 mapfile -t missing < <(missing_of "${packages[@]}")
 mapfile -t missing_car < <(missing_of "${car_packages[@]}")
 [ ${#missing[@]} -eq 0 ] && [ ${#missing_car[@]} -eq 0 ] && exit 0
