@@ -21,8 +21,8 @@ final class InputService: RunService {
     private let model: RunViewModel
     private let logger: Logger
     private(set) var coordinator: InputCoordinator?
-    private var planner = FeedbackPlanner(maxSpeed: 0, sessionLimit: nil)
-    private var feedbackTimer: DeadlineTimer?
+    @exclusivity(unchecked) private var planner = FeedbackPlanner(maxSpeed: 0, sessionLimit: nil)
+    @exclusivity(unchecked) private var feedbackTimer: DeadlineTimer?
 
     /// The inputs `config` and `options` ask for, feeding `bridge`.
     init(config: CarbridgeConfig, options: RunSession.Options, loop: EventLoop, bridge: Bridge, model: RunViewModel, logger: Logger) {
@@ -84,13 +84,13 @@ final class InputService: RunService {
         planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
         let timer = DeadlineTimer(loop: loop) { [weak self, weak inputs] in
             guard let self, let inputs else { return }
-            for cue in self.planner.tick(at: self.loop.now()) { inputs.rumble(cue) }
+            for cue in self.planner.tick(at: self.loop.turnTime()) { inputs.rumble(cue) }
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
         }
         feedbackTimer = timer
         model.onBridgeEvent = { [weak self, weak inputs] event in
             guard let self, let inputs else { return }
-            for cue in self.planner.handle(event, at: self.loop.now()) { inputs.rumble(cue) }
+            for cue in self.planner.handle(event, at: self.loop.turnTime()) { inputs.rumble(cue) }
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
         }
     }
