@@ -15,11 +15,15 @@ public struct HoldStatistics: Hashable, Sendable, CustomStringConvertible {
     public private(set) var maxWaitNanoseconds: Int64 = 0
     /// The sum of the held frames' waits (for the mean).
     public private(set) var totalWaitNanoseconds: Int64 = 0
-    /// The first `sampleLimit` held frames' waits (for the median); allocated at the first hold.
-    private var waits: [Int64] = []
+    /// The held frames' waits counted in `bucketNanoseconds` steps up to `bucketCount` of them, the
+    /// longer ones in the last: allocated once, with the link, so a hold allocates nothing (the
+    /// benchmarks' budget is 0 allocations per input event).
+    private var buckets = [Int](repeating: 0, count: Self.bucketCount + 1)
 
-    /// How many waits are kept for the median (32 KiB at most, and only on a link that ever held a frame).
-    public static let sampleLimit = 4096
+    /// The width of a wait bucket: 50 µs (the median is told to within that).
+    public static let bucketNanoseconds: Int64 = 50_000
+    /// Waits up to 10 ms get a bucket of their own width; longer ones share the last.
+    public static let bucketCount = 200
 
     /// No frames yet.
     public init() {}
@@ -31,17 +35,22 @@ public struct HoldStatistics: Hashable, Sendable, CustomStringConvertible {
         heldFramesWritten += 1
         totalWaitNanoseconds += waited
         maxWaitNanoseconds = max(maxWaitNanoseconds, waited)
-        if waits.count < Self.sampleLimit {
-            if waits.capacity == 0 { waits.reserveCapacity(Self.sampleLimit) }
-            waits.append(waited)
-        }
+        buckets[Int(min(max(0, waited) / Self.bucketNanoseconds, Int64(Self.bucketCount)))] += 1
     }
 
-    /// The median wait of the held frames (of the first `sampleLimit`), nil when none was held.
+    /// The median wait of the held frames, nil when none was held: the upper end of the 50 µs bucket
+    /// it falls in (past 10 ms, the longest wait).
     public var medianWaitNanoseconds: Int64? {
-        guard !waits.isEmpty else { return nil }
-        let sorted = waits.sorted()
-        return sorted[(sorted.count - 1) / 2]
+        guard heldFramesWritten > 0 else { return nil }
+        let middle = (heldFramesWritten + 1) / 2
+        var seen = 0
+        for (index, count) in buckets.enumerated() {
+            seen += count
+            if seen >= middle {
+                return index < Self.bucketCount ? Int64(index + 1) * Self.bucketNanoseconds : maxWaitNanoseconds
+            }
+        }
+        return maxWaitNanoseconds
     }
 
     /// The mean wait of the held frames, nil when none was held.

@@ -376,17 +376,17 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     }
 
     /// After a send or a writable fd: write what may go, looking at the kernel queue first only when
-    /// the accounting's bound would hold the next frame.
+    /// the accounting's bound is at `max_in_flight`.
     ///
     /// The bound (frames written since the last reading count as still in the kernel) can only
-    /// overstate the kernel queue, so while it allows the frame the reading could not change the
-    /// answer: at 500 reports a second that saved one `ioctl` (two on RFCOMM) per frame. The stall
-    /// clock does not need it either: the queue timer reads the queue while the kernel holds bytes.
+    /// overstate the kernel queue, so below the limit a reading could not hold a frame back: at 500
+    /// reports a second that saved one `ioctl` (two on RFCOMM) per frame. At the limit it is read
+    /// whatever the frame (an `E` or F frame goes anyway, but the reading prunes the frames the kernel
+    /// let go of, so the accounting stays that short). The stall clock does not need a reading per
+    /// send either: the queue timer reads the queue while the kernel holds bytes.
     private func writeOut(_ fd: Int32) {
         let now = loop.turnTime()
-        if let head = queue.head, head.isMotion, !queue.hasFrameInFlight, !accounting.mayHandOverMotionFrame {
-            observeKernelQueue(fd, at: now)
-        }
+        if !accounting.mayHandOverMotionFrame { observeKernelQueue(fd, at: now) }
         guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes) else { return }
         scheduleQueueCheck(at: now)
     }

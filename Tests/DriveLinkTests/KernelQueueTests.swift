@@ -248,12 +248,30 @@ final class KernelQueueTests: XCTestCase {
         XCTAssertEqual(statistics.motionFramesWritten, 3)
         XCTAssertEqual(statistics.coalescedFrames, 1, "30 never went out")
         XCTAssertEqual(statistics.heldFramesWritten, 1)
-        let waited = try XCTUnwrap(statistics.medianWaitNanoseconds)
         // From 40's queueing to its write: the ack after 2.5 ms, then at most one 1 ms recheck.
+        let waited = statistics.maxWaitNanoseconds
         XCTAssertGreaterThanOrEqual(waited, 2_500_000)
         XCTAssertLessThanOrEqual(waited, 3_500_000)
-        XCTAssertEqual(statistics.maxWaitNanoseconds, waited)
+        XCTAssertEqual(statistics.meanWaitNanoseconds, waited)
+        XCTAssertEqual(statistics.medianWaitNanoseconds, (waited / 50_000 + 1) * 50_000, "the upper end of its 50 µs bucket")
         XCTAssertTrue(statistics.description.hasPrefix("3 motion frames written, 1 coalesced; 1 written after a hold (waited p50 "),
                       statistics.description)
+    }
+}
+
+final class HoldStatisticsTests: XCTestCase {
+    func testTheMedianIsTheUpperEndOfItsBucketAndLongWaitsShareTheLast() {
+        var statistics = HoldStatistics()
+        XCTAssertNil(statistics.medianWaitNanoseconds)
+        statistics.wroteMotionFrame(waited: nil)
+        for wait: Int64 in [120_000, 40_000, 990_000] { statistics.wroteMotionFrame(waited: wait) }
+        XCTAssertEqual(statistics.motionFramesWritten, 4)
+        XCTAssertEqual(statistics.heldFramesWritten, 3)
+        XCTAssertEqual(statistics.medianWaitNanoseconds, 150_000, "120 µs lies in 100…150 µs")
+        XCTAssertEqual(statistics.meanWaitNanoseconds, 383_333)
+        for wait: Int64 in [25_000_000, 40_000_000, 31_000_000, 12_000_000] { statistics.wroteMotionFrame(waited: wait) }
+        XCTAssertEqual(statistics.medianWaitNanoseconds, 40_000_000, "the 4th of 7 is 12 ms, past 10 ms: the longest wait")
+        XCTAssertEqual(statistics.description,
+                       "8 motion frames written, 0 coalesced; 7 written after a hold (waited p50 40.000 ms, mean 15.593 ms, max 40.000 ms)")
     }
 }
