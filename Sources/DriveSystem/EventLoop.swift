@@ -125,7 +125,7 @@ public final class EventLoop {
     /// reads CLOCK_MONOTONIC, later calls in the same turn return that reading. Outside a turn (before
     /// `run`, in work run between turns) it is `now()`; on a manual clock, the manual time.
     ///
-    /// One report used to read the clock three or four times (reader, bridge, link, timers). In the
+    /// One report used to read the clock five times (reader, bridge, link, the rumble planner twice). In the
     /// QEMU guest the clocksource is the HPET, so every read is a trap into the emulator; a turn's
     /// handlers never block, so the microseconds between them do not matter to any deadline.
     public func turnTime() -> Instant {
