@@ -2,10 +2,11 @@
 """Scenario 22: the release build's start-up, and the kernel-queue rule at 500 Hz (issue 17, items 5 and 2).
 
 Start-up: carbridge (run.sh --latency-bin, the release build scripts/test.sh passes; else the tested
-binary) is started STARTS times against the TCP car (guest/tcpcar.c); each time, exec -> the car's
-accept (link up) and exec -> the handshake's arrival (the first frame), from the car's CLOCK_MONOTONIC
-stamps against the time taken just before the exec. The first start reads the binary and its
-libraries through 9p into a cold page cache; the others are warm. Reported as METRIC lines.
+binary) is started against the TCP car (guest/tcpcar.c): exec -> the car's accept (link up) and exec ->
+the handshake's arrival (the first frame), from the car's CLOCK_MONOTONIC stamps against the time
+taken just before the exec. Once from where run.sh put it (a 9p share: its pages come from the host at
+every fault), then STARTS times from a copy in the guest's tmpfs (the first of those with cold shared
+libraries). Reported as METRIC lines.
 
 The rule: a uinput pad streams scenario 11's reports (every one changes the steering range A or the
 speed S, so every one is a motion frame) at 500 Hz to the car with the default max_in_flight (2). A
@@ -17,7 +18,7 @@ coalesced while a held frame was rechecked only every 10 ms).
 
 Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
 """
-import os, re, signal, subprocess, time
+import os, re, shutil, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge, monotonic
@@ -47,40 +48,53 @@ def run(sc):
     sc.metric("carbridge_build", "debug" if "debug build" in version else "release", "build")
     cfg = k.base_config(None, url="tcp://127.0.0.1:%d" % PORT, extra='\n[throttle]\naxis = "ABS_RZ"\n')
 
-    # -- start-up: exec -> link up, exec -> the handshake at the car
-    connected, first_frame = [], []
-    for n in range(STARTS):
-        work = os.path.join(sc.work, "start%d" % n)
-        os.makedirs(work, exist_ok=True)
-        cb = Carbridge(work, cfg, binary=k.CARBRIDGE_LATENCY)
-        before = len(log.connects(PORT))
-        since = monotonic()
-        cb.start()
-        up = k.wait_until(lambda: len(log.connects(PORT)) > before or not cb.alive(), 45)
-        if not (up and len(log.connects(PORT)) > before):
-            cb.stop(signal.SIGTERM, 3)
-            sc.require(False, "start %d: carbridge connects to the TCP car within 45 s of exec" % n,
-                       "exit status %s" % (cb.proc.poll(),))
-        connected.append((log.connects(PORT)[-1] - since) * 1000.0)
-        # tcpcar writes its RX lines after 200 ms without input: the handshake is followed by silence
-        rx = k.wait_until(lambda: [r for r in log.rx(PORT) if r[0] >= since], 5)
-        if rx:
-            first_frame.append(((rx[0][1] if rx[0][1] is not None else rx[0][0]) - since) * 1000.0)
-            sc.check(rx[0][3] == "E,0,0,0", "start %d: the first frame is the handshake E,0,0,0" % n, rx[0][3])
-        else:
-            sc.check(False, "start %d: the handshake reaches the car within 5 s" % n)
-        sc.check(cb.stop(signal.SIGTERM, 5) is not None, "start %d: carbridge exits within 5 s of SIGTERM" % n)
-        sc.note("start %d: exec -> connected %.1f ms, exec -> first frame %s ms" % (
-            n, connected[-1], "%.1f" % first_frame[-1] if len(first_frame) > n else "-"))
-    sc.metric("startup_exec_to_connected_cold", connected[0], "ms")
+    # -- start-up: exec -> link up, exec -> the handshake at the car. The binary on the share (what
+    # CI's scenario 11 runs) is paged in through 9p; a copy in the guest's tmpfs shows what carbridge
+    # itself costs, as on a device that starts it from its own storage.
+    def starts(binary, count, tag):
+        connected, first_frame = [], []
+        for n in range(count):
+            work = os.path.join(sc.work, "%s%d" % (tag, n))
+            os.makedirs(work, exist_ok=True)
+            cb = Carbridge(work, cfg, binary=binary)
+            before = len(log.connects(PORT))
+            since = monotonic()
+            cb.start()
+            up = k.wait_until(lambda: len(log.connects(PORT)) > before or not cb.alive(), 45)
+            if not (up and len(log.connects(PORT)) > before):
+                cb.stop(signal.SIGTERM, 3)
+                sc.require(False, "%s start %d: carbridge connects to the TCP car within 45 s of exec" % (tag, n),
+                           "exit status %s" % (cb.proc.poll(),))
+            connected.append((log.connects(PORT)[-1] - since) * 1000.0)
+            # tcpcar writes its RX lines after 200 ms without input: the handshake is followed by silence
+            rx = k.wait_until(lambda: [r for r in log.rx(PORT) if r[0] >= since], 5)
+            if rx:
+                first_frame.append(((rx[0][1] if rx[0][1] is not None else rx[0][0]) - since) * 1000.0)
+                sc.check(rx[0][3] == "E,0,0,0", "%s start %d: the first frame is the handshake E,0,0,0" % (tag, n), rx[0][3])
+            else:
+                sc.check(False, "%s start %d: the handshake reaches the car within 5 s" % (tag, n))
+            sc.check(cb.stop(signal.SIGTERM, 5) is not None, "%s start %d: carbridge exits within 5 s of SIGTERM" % (tag, n))
+            sc.note("%s start %d: exec -> connected %.1f ms, exec -> first frame %s ms" % (
+                tag, n, connected[-1], "%.1f" % first_frame[-1] if len(first_frame) > n else "-"))
+        return connected, first_frame
+
+    share_connected, share_first = starts(k.CARBRIDGE_LATENCY, 1, "share")
+    sc.metric("startup_exec_to_connected_share", share_connected[0], "ms")
+    if share_first:
+        sc.metric("startup_exec_to_first_frame_share", share_first[0], "ms")
+    local = os.path.join(sc.work, "carbridge-local")
+    t = monotonic()
+    shutil.copyfile(k.CARBRIDGE_LATENCY, local)
+    os.chmod(local, 0o755)
+    sc.note("copied the binary into the guest's tmpfs in %.1f s" % (monotonic() - t))
+    connected, first_frame = starts(local, STARTS, "local")
+    sc.metric("startup_exec_to_connected_local_first", connected[0], "ms")
     if len(connected) > 1:
-        sc.metric("startup_exec_to_connected_warm", k.percentile(connected[1:], 50), "ms")
-    if first_frame:
-        sc.metric("startup_exec_to_first_frame_cold", first_frame[0], "ms")
+        sc.metric("startup_exec_to_connected_local", k.percentile(connected[1:], 50), "ms")
     if len(first_frame) > 1:
-        sc.metric("startup_exec_to_first_frame_warm", k.percentile(first_frame[1:], 50), "ms")
-    k.console("NOTE: s22 exec -> connected %s ms (first start cold, then warm; goal < 200 ms in the guest)"
-              % ", ".join("%.0f" % c for c in connected))
+        sc.metric("startup_exec_to_first_frame_local", k.percentile(first_frame[1:], 50), "ms")
+    k.console("NOTE: s22 exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs (goal < 200 ms in the guest)"
+              % (share_connected[0], ", ".join("%.0f" % c for c in connected)))
 
     # -- the kernel-queue rule at 500 Hz with max_in_flight 2
     os.makedirs(os.path.join(sc.work, "held"), exist_ok=True)
