@@ -33,9 +33,7 @@ public struct TiltAxes: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads `"x,z"`, `"-y, z"`, …: two different axes among x, y, z, each optionally with a leading `-`.
     public init?(parsing text: String) {
-        let parts = text.split(separator: ",").map { part in
-            String(part.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        }
+        let parts = text.split(separator: ",").map(Self.trimmingSpaces)
         guard parts.count == 2 else { return nil }
         func axis(_ text: String) -> Axis? {
             let flipped = text.hasPrefix("-")
@@ -44,6 +42,17 @@ public struct TiltAxes: Hashable, Sendable, CustomStringConvertible {
         }
         guard let lateral = axis(parts[0]), let vertical = axis(parts[1]) else { return nil }
         self.init(lateral: lateral, vertical: vertical)
+    }
+
+    /// `part` without the spaces at either end. Index walking, not `drop`/`reversed()`: those wrappers'
+    /// generic types are instantiated at run time, 2.2 million instructions at every start (the
+    /// default value is parsed when the config keys are first used).
+    private static func trimmingSpaces(_ part: Substring) -> String {
+        var start = part.startIndex
+        var end = part.endIndex
+        while start < end, part[start] == " " { start = part.index(after: start) }
+        while end > start, part[part.index(before: end)] == " " { end = part.index(before: end) }
+        return String(part[start..<end])
     }
 
     /// `x,z`, `-y,z`.

@@ -19,6 +19,9 @@ public struct FrameQueue: Sendable {
     private var bytes: [UInt8] = []
     /// Bytes of `entries[0]` already written.
     private var writtenOfHead = 0
+    /// How many motion frames a newer one replaced before they started to go out (over the queue's
+    /// life, `clear()` included): the frames the car never saw because they waited.
+    public private(set) var coalescedFrames = 0
 
     /// Creates an empty queue that encodes frames with `encoder`.
     public init(encoder: FrameEncoder) {
@@ -38,6 +41,7 @@ public struct FrameQueue: Sendable {
                 if entries[index].frame.isMotion && !inFlight {
                     bytes.removeSubrange(start..<end)
                     entries.remove(at: index)
+                    coalescedFrames += 1
                 }
                 end = start
                 index -= 1

@@ -13,20 +13,20 @@ public final class EvdevDevice {
     /// What the device says about itself.
     public let info: InputDeviceInfo
     /// Called with every raw event before it is assembled (for `carbridge monitor`).
-    public var onEvent: ((InputEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: ((InputEvent) -> Void)?
     /// Called with every completed frame.
-    public var onFrame: ((InputFrame) -> Void)?
+    @exclusivity(unchecked) public var onFrame: ((InputFrame) -> Void)?
     /// Called once when the device is removed (`ENODEV`) or a read fails; the device is closed by then.
     public var onGone: ((String) -> Void)?
     /// True until `close()` or a removal.
-    public private(set) var isOpen = true
+    @exclusivity(unchecked) public private(set) var isOpen = true
     /// True when this process grabbed the device (`EVIOCGRAB`).
     public private(set) var isGrabbed = false
 
     private let loop: EventLoop
-    private var fd: Int32
-    private var evdev: OpaquePointer?
-    private var assembler: EvdevFrameAssembler
+    @exclusivity(unchecked) private var fd: Int32
+    @exclusivity(unchecked) private var evdev: OpaquePointer?
+    @exclusivity(unchecked) private var assembler: EvdevFrameAssembler
     private var goneReported = false
 
     /// Opens `path` (`O_RDONLY|O_NONBLOCK|O_CLOEXEC`) with libevdev, optionally grabbing it.
@@ -128,7 +128,7 @@ public final class EvdevDevice {
 
     private func readAvailable(_ events: IOEvents) {
         guard isOpen, let evdev else { return }
-        let now = loop.now()
+        let now = loop.turnTime()
         var event = input_event()
         var readSomething = false
         while isOpen {

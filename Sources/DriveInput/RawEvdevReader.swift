@@ -8,9 +8,9 @@ import Glibc
 /// on the event loop through the same decoder and assembler the real device uses.
 public final class RawEvdevReader {
     /// Called with every raw event before it is assembled (for `carbridge monitor`).
-    public var onEvent: ((InputEvent) -> Void)?
+    @exclusivity(unchecked) public var onEvent: ((InputEvent) -> Void)?
     /// Called with every completed frame.
-    public var onFrame: ((InputFrame) -> Void)?
+    @exclusivity(unchecked) public var onFrame: ((InputFrame) -> Void)?
     /// Called once at end of input (the writer closed) or on a read error; the reader is closed by then.
     public var onGone: ((String) -> Void)?
     /// True until `close()` or the end of input.
@@ -68,7 +68,7 @@ public final class RawEvdevReader {
     }
 
     private func readAvailable(_ events: IOEvents) {
-        let now = loop.now()
+        let now = loop.turnTime()
         while isOpen {
             let count: Int?
             do {

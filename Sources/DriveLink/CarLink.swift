@@ -21,4 +21,11 @@ public protocol CarLink: AnyObject {
     /// Stops reconnecting, flushes what is queued for at most `flushWithin`, closes, then calls `done`
     /// with how the flush ended.
     func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void)
+    /// What the kernel-queue rule did to the motion frames (nil for links without one).
+    var holdStatistics: HoldStatistics? { get }
+}
+
+extension CarLink {
+    /// No kernel-queue rule, no statistics.
+    public var holdStatistics: HoldStatistics? { nil }
 }

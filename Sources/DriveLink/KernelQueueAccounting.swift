@@ -70,7 +70,8 @@ public struct KernelQueueAccounting: Hashable, Sendable {
         self.flushRecheckNanoseconds = flushRecheckInterval.nanoseconds
         self.queueRecheckNanoseconds = queueRecheckInterval.nanoseconds
         self.lastDrain = now
-        frameEnds.reserveCapacity(8)
+        // A send reads the queue only at the limit, so up to maxInFlight + 1 ends are kept: no growth later.
+        frameEnds.reserveCapacity(max(8, maxInFlight + 2))
     }
 
     /// Frames handed to the kernel that it may still hold (exact for payload readings, an upper bound otherwise).

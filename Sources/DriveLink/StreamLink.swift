@@ -13,8 +13,9 @@ import Glibc
 /// waits in the `FrameQueue`'s coalescing slot (newest wins) and the queue is looked at again every
 /// `heldRecheckInterval` (1 ms) while it waits. `E` and F frames always go, in order. **Stall** (§6): a kernel queue that
 /// does not shrink for `options.stallTimeout` means the link is down. Both rules are worked out by
-/// `KernelQueueAccounting` from one reading of the queue per send or recheck (on RFCOMM a reading is
-/// an ioctl and a getsockopt). On any loss (EOF, EPIPE, ECONNRESET, EIO, a stall, a failed connect)
+/// `KernelQueueAccounting` from at most one reading of the queue per send or recheck (on RFCOMM a
+/// reading is an ioctl and a getsockopt); a send reads only when the accounting's upper bound is at
+/// the limit. On any loss (EOF, EPIPE, ECONNRESET, EIO, a stall, a failed connect)
 /// the fd is closed abortively (`prepareAbort`: RST for sockets, `tcflush` for ttys) so nothing
 /// queued is delivered later, the state goes `.down(reason)` and a reconnect follows after a
 /// back-off (0.5 s doubling, at most 5 s). No timer runs while the link is idle.
@@ -69,6 +70,12 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public var pendingFrames: [Frame] { queue.pendingFrames }
     /// Frames handed to the kernel that it may still hold (exact for TCP and ttys, an upper bound otherwise).
     public var framesInKernel: Int { accounting.framesInKernel }
+    /// What the kernel-queue rule did to the motion frames so far (all connections).
+    public var holdStatistics: HoldStatistics? {
+        var statistics = holds
+        statistics.coalescedFrames = queue.coalescedFrames
+        return statistics
+    }
 
     private let loop: EventLoop
     /// Where the link stands, with the fd and the timers of that state.
@@ -88,6 +95,11 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     @exclusivity(unchecked) private var queueTimerDeadline: Instant?
     private var shutdownCallbacks: [(FlushResult) -> Void] = []
     @exclusivity(unchecked) private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
+    /// The motion frames written, and how long the held ones waited.
+    @exclusivity(unchecked) private var holds = HoldStatistics()
+    /// When the waiting motion frame was queued, and whether the rule has held it.
+    @exclusivity(unchecked) private var motionQueuedAt = Instant.zero
+    @exclusivity(unchecked) private var motionHeld = false
 
     /// Creates a link; nothing happens until `start()`.
     public init(
@@ -131,6 +143,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public func send(_ frame: Frame) {
         guard let fd = lifecycle.connectionFD else { return }
         queue.push(frame)
+        if frame.isMotion { motionQueuedAt = loop.turnTime() }
         writeOut(fd)
     }
 
@@ -201,6 +214,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         cancelQueueTimer()
         watchingWritable = false
         queue.clear()
+        motionHeld = false
         accounting = newAccounting()
         let waiters = flushWaiters
         flushWaiters.removeAll()
@@ -343,7 +357,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 return
             }
             let lines = assembler.append(readBuffer[..<count])
-            let time = loop.now()
+            let time = loop.turnTime()
             for line in lines {
                 onLine?(CarLine(time: time, text: line))
                 guard lifecycle.connectionFD == fd else { return }
@@ -361,10 +375,18 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         accounting.observe(queued: connector.queuedBytes(fd) ?? 0, at: now, pendingInCarbridge: queue.hasPendingBytes)
     }
 
-    /// After a send or a writable fd: one look at the kernel queue, then write what may go.
+    /// After a send or a writable fd: write what may go, looking at the kernel queue first only when
+    /// the accounting's bound is at `max_in_flight`.
+    ///
+    /// The bound (frames written since the last reading count as still in the kernel) can only
+    /// overstate the kernel queue, so below the limit a reading could not hold a frame back: at 500
+    /// reports a second that saved one `ioctl` (two on RFCOMM) per frame. At the limit it is read
+    /// whatever the frame (an `E` or F frame goes anyway, but the reading prunes the frames the kernel
+    /// let go of, so the accounting stays that short). The stall clock does not need a reading per
+    /// send either: the queue timer reads the queue while the kernel holds bytes.
     private func writeOut(_ fd: Int32) {
-        let now = loop.now()
-        observeKernelQueue(fd, at: now)
+        let now = loop.turnTime()
+        if !accounting.mayHandOverMotionFrame { observeKernelQueue(fd, at: now) }
         guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes) else { return }
         scheduleQueueCheck(at: now)
     }
@@ -376,6 +398,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         while let head = queue.head {
             if head.isMotion, !queue.hasFrameInFlight, !accounting.mayHandOverMotionFrame {
                 accounting.hold()
+                motionHeld = true
                 break
             }
             let written: Int?
@@ -392,7 +415,12 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 accounting.writeWouldBlock()
                 break
             }
-            accounting.wrote(count, completingFrame: queue.consume(count) > 0, at: now)
+            let completed = queue.consume(count) > 0
+            accounting.wrote(count, completingFrame: completed, at: now)
+            if completed && head.isMotion {
+                holds.wroteMotionFrame(waited: motionHeld ? now.nanoseconds &- motionQueuedAt.nanoseconds : nil)
+                motionHeld = false
+            }
         }
         return true
     }
@@ -402,7 +430,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// wake-ups when idle).
     private func checkQueue() {
         guard let fd = lifecycle.connectionFD else { return }
-        let now = loop.now()
+        let now = loop.turnTime()
         observeKernelQueue(fd, at: now)
         // While shutting down the flush window decides, not the stall clock.
         if case .up = lifecycle, accounting.isStalled(at: now, pendingInCarbridge: queue.hasPendingBytes) {

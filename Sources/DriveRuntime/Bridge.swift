@@ -18,23 +18,24 @@ public final class Bridge {
     @exclusivity(unchecked) private var machine: DriveMachine
     private let logger: Logger
     /// Follows the machine's `nextDeadline`.
-    private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
+    /// Set in `init` (not lazy: a lazy property is checked for exclusive access at every use).
+    @exclusivity(unchecked) private var timer: DeadlineTimer!
     @exclusivity(unchecked) private var shuttingDown = false
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
-    private var turn: SessionLimit?
-    private lazy var turnTimer = DeadlineTimer(loop: loop) { [weak self] in self?.turnTimeUp() }
+    @exclusivity(unchecked) private var turn: SessionLimit?
+    @exclusivity(unchecked) private var turnTimer: DeadlineTimer!
 
     /// How many frames were handed to the link.
     @exclusivity(unchecked) public private(set) var framesSent = 0
     /// Told about everything that happens here (the run's view model); the bridge does not keep it alive.
-    public weak var observer: (any BridgeObserver)?
+    @exclusivity(unchecked) public weak var observer: (any BridgeObserver)?
     /// Log every car line and notice (off while the observer shows them itself: the run view, whose
     /// diverted log would otherwise show them twice).
-    public var logsReports = true
+    @exclusivity(unchecked) public var logsReports = true
     /// Called each time the link comes up.
     public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
-    public var onFrame: ((Frame, Instant) -> Void)?
+    @exclusivity(unchecked) public var onFrame: ((Frame, Instant) -> Void)?
 
     /// Creates a bridge; call `start()` to connect. With `sessionLimit` (kiosk), a turn that began
     /// when the engine went on ends that long after with the engine off (`SessionLimit`).
@@ -44,6 +45,8 @@ public final class Bridge {
         self.link = link
         self.loop = loop
         self.logger = logger
+        timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
+        turnTimer = DeadlineTimer(loop: loop) { [weak self] in self?.turnTimeUp() }
         link.onStateChange = { [weak self] state in self?.linkChanged(to: state) }
         link.onLine = { [weak self] line in self?.carSaid(line) }
     }
@@ -62,7 +65,7 @@ public final class Bridge {
     public func apply(_ control: Control) {
         loop.assertOnLoopThread()
         guard !shuttingDown else { return }
-        let now = loop.now()
+        let now = loop.turnTime()
         let frames = machine.handle(control, at: now)
         if control == .speedUp, frames.isEmpty, machine.state.engineOn {
             // The machine refused motion; say why when it is not the driver's own limit.
@@ -95,7 +98,7 @@ public final class Bridge {
     public func note(_ text: String) {
         loop.assertOnLoopThread()
         if logsReports { logger.notice("\(text)") }
-        observer?.bridge(self, noted: text, at: loop.now())
+        observer?.bridge(self, noted: text, at: loop.turnTime())
     }
 
     /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
@@ -112,6 +115,10 @@ public final class Bridge {
         changed()
         let sent = frames.map(\.text).joined(separator: " ")
         link.shutdown(flushWithin: flushWithin) { [weak self] result in
+            if let self, let holds = self.link.holdStatistics, holds.motionFramesWritten > 0 {
+                // What the kernel-queue rule cost this run (kernel scenario 22 reads it).
+                self.logger.info("link frames: \(holds)")
+            }
             if !sent.isEmpty {
                 self?.logger.info("shutdown: \(sent) \(result)")
             } else if result == .linkDown {
@@ -138,7 +145,7 @@ public final class Bridge {
     }
 
     private func timerFired() {
-        let now = loop.now()
+        let now = loop.turnTime()
         let before = machine.state.engineOn
         let frames = machine.tick(at: now)
         if before && !machine.state.engineOn { note("idle timeout: engine off") }
@@ -147,7 +154,7 @@ public final class Bridge {
     }
 
     private func linkChanged(to state: LinkState) {
-        let now = loop.now()
+        let now = loop.turnTime()
         observer?.bridge(self, linkChanged: state)
         switch state {
         case .up:
@@ -178,7 +185,7 @@ public final class Bridge {
     /// Kiosk: the engine's state starts or ends a turn; the turn timer follows its end.
     private func followTurn() {
         guard var turn else { return }
-        turn.follow(engineOn: machine.state.engineOn, at: loop.now())
+        turn.follow(engineOn: machine.state.engineOn, at: loop.turnTime())
         self.turn = turn
         turnTimer.arm(at: shuttingDown ? nil : turn.deadline)
     }

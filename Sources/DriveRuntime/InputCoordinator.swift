@@ -34,15 +34,9 @@ public final class InputCoordinator {
     private let logger: Logger
     private let picker: DevicePicker
     @exclusivity(unchecked) private var mapper: ControlMapper
-    /// Follows `mapper.nextDeadline`.
-    private lazy var mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
-        guard let self else { return }
-        var events = self.takeScratch()
-        self.refreshDriveState()
-        self.mapper.tick(at: self.loop.now(), into: &events)
-        self.deliver(&events)
-        self.reportHandsFree()
-    }
+    /// Follows `mapper.nextDeadline`. Set in `init` (not lazy: a lazy property is checked for
+    /// exclusive access at every use, and this one is re-armed after every frame).
+    @exclusivity(unchecked) private var mapperTimer: DeadlineTimer!
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
     @exclusivity(unchecked) private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
@@ -50,10 +44,10 @@ public final class InputCoordinator {
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
     /// Follows `watchdog.deadline`.
-    private lazy var watchdogTimer = DeadlineTimer(loop: loop) { [weak self] in self?.watchdogFired() }
+    @exclusivity(unchecked) private var watchdogTimer: DeadlineTimer!
     @exclusivity(unchecked) private var watchdog: SampleWatchdog
     /// Roles whose device was lost and is not back yet.
-    private var missingRoles: Set<DeviceRole> = []
+    @exclusivity(unchecked) private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
     /// Sources handed in with `attach`.
     private var attached: [any InputSource] = []
@@ -72,11 +66,11 @@ public final class InputCoordinator {
     private var noticed: Set<String> = []
 
     /// Every control the inputs produce.
-    public var onControl: ((Control) -> Void)?
+    @exclusivity(unchecked) public var onControl: ((Control) -> Void)?
     /// A device was opened (`true`) or closed (`false`), with a description for the view.
     public var onDeviceChange: ((String, Bool) -> Void)?
     /// Every normalised frame, with the role it was mapped as (for `carbridge monitor`).
-    public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
+    @exclusivity(unchecked) public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
     /// The calibrate action fired: the new tilt neutrals (the roll's and a tilt throttle's pitch's).
     public var onCalibrate: ((TiltNeutrals) -> Void)?
     /// The replay reached its end.
@@ -84,9 +78,9 @@ public final class InputCoordinator {
     /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
     public var onLayout: ((String, PadLayout) -> Void)?
     /// The hands-free rider's reading after each frame and tick (only when something is hands-free).
-    public var onHandsFree: ((HandsFreeReading) -> Void)?
+    @exclusivity(unchecked) public var onHandsFree: ((HandsFreeReading) -> Void)?
     /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
-    public var driveState: (() -> DriveState)?
+    @exclusivity(unchecked) public var driveState: (() -> DriveState)?
 
     /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded);
     /// `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG` variables are looked up (the process's by
@@ -103,6 +97,15 @@ public final class InputCoordinator {
         self.mapper = ControlMapper(settings: config.mapperSettings)
         self.inputTimeout = .milliseconds(config.steering.inputTimeoutMilliseconds)
         self.watchdog = SampleWatchdog(timeout: inputTimeout)
+        mapperTimer = DeadlineTimer(loop: loop) { [weak self] in
+            guard let self else { return }
+            var events = self.takeScratch()
+            self.refreshDriveState()
+            self.mapper.tick(at: self.loop.turnTime(), into: &events)
+            self.deliver(&events)
+            self.reportHandsFree()
+        }
+        watchdogTimer = DeadlineTimer(loop: loop) { [weak self] in self?.watchdogFired() }
     }
 
     /// The devices in use, in words.
@@ -369,17 +372,18 @@ public final class InputCoordinator {
 
     private func frame(_ frame: InputFrame, role: DeviceRole, source: String, key: String? = nil) {
         onFrame?(frame, role, source)
-        if let key, translators[key] != nil {
+        // One lookup, none without translators (the key is hashed for every frame otherwise).
+        if let key, !translators.isEmpty, let index = translators.index(forKey: key) {
             // A pad with a DB layout: the mapper sees the standard codes.
-            guard let translated = translators[key]?.translate(frame) else { return }
+            guard let translated = translators.values[index].translate(frame) else { return }
             return mapped(translated, role: role, source: source)
         }
         mapped(frame, role: role, source: source)
     }
 
     private func mapped(_ frame: InputFrame, role: DeviceRole, source: String) {
-        if role == .accelerometer, mapper.isUsableTiltSample(frame) {
-            if watchdog.sample(at: loop.now()) {
+        if role == .accelerometer, inspectMapper({ $0.isUsableTiltSample(frame) }) {
+            if watchdog.sample(at: loop.turnTime()) {
                 logger.notice("accelerometer \(source) delivers samples again")
             }
             armWatchdog()
@@ -393,7 +397,7 @@ public final class InputCoordinator {
     }
 
     private func reportHandsFree() {
-        if let onHandsFree, let reading = mapper.handsFreeReading { onHandsFree(reading) }
+        if let onHandsFree, let reading = inspectMapper({ $0.handsFreeReading }) { onHandsFree(reading) }
     }
 
     /// Hands the machine's current state to the mapper before it maps (hands-free controls depend on it).
@@ -430,8 +434,14 @@ public final class InputCoordinator {
     }
 
     private func rearmMapperTimer() {
-        mapperTimer.arm(at: mapper.nextDeadline)
+        mapperTimer.arm(at: inspectMapper { $0.nextDeadline })
     }
+
+    /// Reads the mapper in place. A non-mutating call on the stored struct copies all of it first
+    /// (every array and table in it retained, then released): two copies per tilt sample, about
+    /// 1,200 instructions, before this.
+    @inline(__always)
+    private func inspectMapper<T>(_ body: (inout ControlMapper) -> T) -> T { body(&mapper) }
 
     /// An accelerometer that gives no usable sample for `input_timeout_ms` is lost input (spec §6):
     /// the timer follows `watchdog.deadline`.

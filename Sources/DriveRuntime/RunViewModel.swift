@@ -15,11 +15,11 @@ public final class RunViewModel: BridgeObserver {
         didSet { trim() }
     }
     /// Called after anything shown has changed.
-    public var onChange: (() -> Void)?
+    @exclusivity(unchecked) public var onChange: (() -> Void)?
     /// Every state, link change and applied control as the bridge reports them (the pad's rumble follows them).
-    public var onBridgeEvent: ((BridgeEvent) -> Void)?
+    @exclusivity(unchecked) public var onBridgeEvent: ((BridgeEvent) -> Void)?
     /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
-    public var changeHandlers: [() -> Void] = []
+    @exclusivity(unchecked) public var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
     /// log shows every other line; by default the bare text).
     public var noticeText: (String) -> String = { $0 }

@@ -57,7 +57,13 @@ public final class EventLoop {
     @exclusivity(unchecked) private var tokenByFD: [Int32: UInt64] = [:]
     @exclusivity(unchecked) private var nextToken: UInt64 = 16
     @exclusivity(unchecked) private var timers: [Timer] = []          // sorted by deadline, then id
+    /// The deadline the timerfd is armed at (nil: disarmed). It may be earlier than the first
+    /// timer's (see `armTimerFD`), never later.
     @exclusivity(unchecked) private var armedDeadline: Instant?
+    /// True while `poll` handles what one `epoll_wait` returned (`turnTime` may reuse its reading).
+    @exclusivity(unchecked) private var inTurn = false
+    /// This turn's clock reading in nanoseconds; negative until `turnTime` read the clock.
+    @exclusivity(unchecked) private var turnNanoseconds: Int64 = -1
     @exclusivity(unchecked) private var pending: [() -> Void] = []
     @exclusivity(unchecked) private var stopped = false
     /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
@@ -114,6 +120,20 @@ public final class EventLoop {
 
     /// The current instant: CLOCK_MONOTONIC, or the manual clock's time.
     public func now() -> Instant { manualNow ?? Instant(nanoseconds: MonotonicClock.nanoseconds()) }
+
+    /// The instant this turn of the loop woke up, for the per-event path: the first call in a turn
+    /// reads CLOCK_MONOTONIC, later calls in the same turn return that reading. Outside a turn (before
+    /// `run`, in work run between turns) it is `now()`; on a manual clock, the manual time.
+    ///
+    /// One report used to read the clock five times (reader, bridge, link, the rumble planner twice). In the
+    /// QEMU guest the clocksource is the HPET, so every read is a trap into the emulator; a turn's
+    /// handlers never block, so the microseconds between them do not matter to any deadline.
+    public func turnTime() -> Instant {
+        if let manualNow { return manualNow }
+        guard inTurn else { return now() }
+        if turnNanoseconds < 0 { turnNanoseconds = MonotonicClock.nanoseconds() }
+        return Instant(nanoseconds: turnNanoseconds)
+    }
 
     /// True on a manual clock (tests).
     public var isManual: Bool { manualNow != nil }
@@ -174,7 +194,6 @@ public final class EventLoop {
         let timer = Timer(id: id, deadline: deadline, body: body)
         let index = timers.firstIndex { $0.deadline > deadline } ?? timers.count
         timers.insert(timer, at: index)
-        rearmTimer()
         return TimerID(value: id)
     }
 
@@ -189,16 +208,21 @@ public final class EventLoop {
         assertOnLoopThread()
         guard let index = timers.firstIndex(where: { $0.id == id.value }) else { return }
         timers.remove(at: index)
-        rearmTimer()
     }
 
     /// The earliest scheduled timer deadline, if any.
     public var nextTimerDeadline: Instant? { timers.first?.deadline }
 
-    private func rearmTimer() {
+    /// Arms the timerfd for the first timer, just before the loop waits (so a turn that re-arms the
+    /// stream timer after every report costs no `timerfd_settime` of its own). A timerfd already armed
+    /// at or before the first deadline is left alone: it wakes the loop early once, which arms it
+    /// again; re-arming it for every later deadline was two system calls per input report (cancel,
+    /// schedule). With no timer left it is disarmed, so an idle loop does not wake.
+    private func armTimerFD() {
         if isManual { return }  // a manual loop fires its timers as time is advanced; the timerfd stays disarmed
         let wanted = timers.first?.deadline
         if wanted == armedDeadline { return }
+        if let wanted, let armed = armedDeadline, armed <= wanted { return }
         armedDeadline = wanted
         var spec = itimerspec()
         if let wanted {
@@ -218,9 +242,8 @@ public final class EventLoop {
 
     private func fireDueTimers() {
         _ = readTimerFD()
-        armedDeadline = nil
-        fireTimers(dueBy: now())
-        rearmTimer()
+        armedDeadline = nil  // expired; `poll` arms it again before it waits
+        fireTimers(dueBy: turnTime())
     }
 
     /// Runs the timers due by `instant`, earliest first (also those they schedule at or before it).
@@ -447,7 +470,17 @@ public final class EventLoop {
     /// returned; returns how many events it handled.
     private func poll(timeoutMilliseconds: Int32) throws -> Int {
         let events = eventBuffer
+        armTimerFD()
         let count = epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
+        // One turn: its handlers share one clock reading (`turnTime`). Nested turns (a handler that
+        // runs the loop) restore the outer turn's flag; the outer turn then reads the clock again.
+        let outerTurn = inTurn
+        inTurn = true
+        turnNanoseconds = -1
+        defer {
+            inTurn = outerTurn
+            turnNanoseconds = -1
+        }
         if count < 0 {
             let code = errno
             if code == EINTR { return 0 }

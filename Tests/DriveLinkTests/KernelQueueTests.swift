@@ -204,4 +204,74 @@ final class KernelQueueTests: XCTestCase {
         try loop.run(until: loop.now().advanced(by: .milliseconds(200)))
         XCTAssertLessThanOrEqual(connector.queueReadings - before, 4, "every 50 ms while the kernel holds bytes")
     }
+
+    func testASendReadsTheKernelQueueOnlyWhenTheBoundIsAtTheLimit() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 3))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        // Frames written since the last reading count as in the kernel; below the limit no reading
+        // could hold the next frame back, so none is taken (it was one ioctl per frame).
+        let before = connector.queueReadings
+        for speed in [10, 20, 30] { link.send(motion(speed)) }
+        XCTAssertEqual(connector.writes, ["M,0,10,1", "M,0,20,1", "M,0,30,1"])
+        XCTAssertEqual(connector.queueReadings - before, 0, "no reading while the bound allows the frame")
+        // At the limit the send reads the queue: the car took two frames, so the fourth goes.
+        connector.kernelQueued = 9
+        link.send(motion(40))
+        XCTAssertEqual(connector.queueReadings - before, 1)
+        XCTAssertEqual(connector.writes.last, "M,0,40,1")
+        // 30 and 40 in the kernel: 50 goes on the bound alone; 60 finds three frames there and is held.
+        link.send(motion(50))
+        XCTAssertEqual(connector.queueReadings - before, 1)
+        link.send(motion(60))
+        XCTAssertEqual(connector.queueReadings - before, 2)
+        XCTAssertEqual(link.pendingFrames, [motion(60)], "the rule holds the frame when the reading says so")
+        XCTAssertEqual(link.framesInKernel, 3)
+    }
+
+    func testHoldStatisticsCountCoalescedFramesAndTheHeldFramesWait() throws {
+        let loop = try makeManualLoop()
+        let connector = QueueConnector()
+        let link = StreamLink(connector: connector, loop: loop, options: LinkOptions(maxInFlight: 2))
+        link.start()
+        defer { Glibc.close(connector.peer) }
+        for speed in [10, 20, 30] { link.send(motion(speed)) }  // 30 is held
+        try loop.run(until: loop.now().advanced(by: .microseconds(1_500)))
+        let queuedAt = loop.now()
+        link.send(motion(40))  // replaces the held 30
+        let ackAt = queuedAt.advanced(by: .microseconds(2_500))
+        _ = loop.schedule(at: ackAt) { connector.kernelQueued -= 9 }
+        XCTAssertTrue(try spin(loop, timeout: .seconds(1)) { connector.writes.last == "M,0,40,1" })
+        let statistics = try XCTUnwrap(link.holdStatistics)
+        XCTAssertEqual(statistics.motionFramesWritten, 3)
+        XCTAssertEqual(statistics.coalescedFrames, 1, "30 never went out")
+        XCTAssertEqual(statistics.heldFramesWritten, 1)
+        // From 40's queueing to its write: the ack after 2.5 ms, then at most one 1 ms recheck.
+        let waited = statistics.maxWaitNanoseconds
+        XCTAssertGreaterThanOrEqual(waited, 2_500_000)
+        XCTAssertLessThanOrEqual(waited, 3_500_000)
+        XCTAssertEqual(statistics.meanWaitNanoseconds, waited)
+        XCTAssertEqual(statistics.medianWaitNanoseconds, (waited / 50_000 + 1) * 50_000, "the upper end of its 50 µs bucket")
+        XCTAssertTrue(statistics.description.hasPrefix("3 motion frames written, 1 coalesced; 1 written after a hold (waited p50 "),
+                      statistics.description)
+    }
+}
+
+final class HoldStatisticsTests: XCTestCase {
+    func testTheMedianIsTheUpperEndOfItsBucketAndLongWaitsShareTheLast() {
+        var statistics = HoldStatistics()
+        XCTAssertNil(statistics.medianWaitNanoseconds)
+        statistics.wroteMotionFrame(waited: nil)
+        for wait: Int64 in [120_000, 40_000, 990_000] { statistics.wroteMotionFrame(waited: wait) }
+        XCTAssertEqual(statistics.motionFramesWritten, 4)
+        XCTAssertEqual(statistics.heldFramesWritten, 3)
+        XCTAssertEqual(statistics.medianWaitNanoseconds, 150_000, "120 µs lies in 100…150 µs")
+        XCTAssertEqual(statistics.meanWaitNanoseconds, 383_333)
+        for wait: Int64 in [25_000_000, 40_000_000, 31_000_000, 12_000_000] { statistics.wroteMotionFrame(waited: wait) }
+        XCTAssertEqual(statistics.medianWaitNanoseconds, 40_000_000, "the 4th of 7 is 12 ms, past 10 ms: the longest wait")
+        XCTAssertEqual(statistics.description,
+                       "8 motion frames written, 0 coalesced; 7 written after a hold (waited p50 40.000 ms, mean 15.593 ms, max 40.000 ms)")
+    }
 }

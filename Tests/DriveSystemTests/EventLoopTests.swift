@@ -37,6 +37,54 @@ final class EventLoopTests: XCTestCase {
         XCTAssertLessThanOrEqual(loop.wakeups - before, 2)
     }
 
+    func testATimerMovedLaterFiresOnlyAtItsNewDeadline() throws {
+        // As a DeadlineTimer follows the stream period after every report: cancel, schedule later. The
+        // timerfd stays armed at the old deadline (no system call per move); that wake-up fires nothing.
+        let loop = try EventLoop()
+        let start = loop.now()
+        var fired: [Instant] = []
+        let early = loop.schedule(at: start + .milliseconds(20)) { fired.append(loop.now()) }
+        try loop.runOnce(timeout: .zero)  // the loop waits once: the timerfd is armed at +20 ms
+        loop.cancel(early)
+        loop.schedule(at: start + .milliseconds(60)) {
+            fired.append(loop.now())
+            loop.stop()
+        }
+        try loop.run(until: start + .seconds(5))
+        XCTAssertEqual(fired.count, 1, "only the moved timer fires")
+        XCTAssertGreaterThanOrEqual(fired[0], start + .milliseconds(60))
+        XCTAssertNil(loop.nextTimerDeadline)
+    }
+
+    func testTurnTimeIsOneClockReadingPerTurn() throws {
+        let loop = try EventLoop()
+        let (r, w) = try Syscall.pipe()
+        defer { Syscall.close(r); Syscall.close(w) }
+        var turns: [(first: Instant, later: Instant, now: Instant)] = []
+        try loop.watch(r, for: .readable) { _ in
+            var byte: UInt8 = 0
+            _ = Glibc.read(r, &byte, 1)
+            let first = loop.turnTime()
+            // The clock moves on within the turn; the turn's time does not.
+            while loop.now() <= first {}
+            turns.append((first, loop.turnTime(), loop.now()))
+            if turns.count == 2 { loop.stop() }
+        }
+        let before = loop.turnTime()  // outside a turn: a fresh reading
+        try Syscall.writeAll(w, [1])
+        try loop.runOnce(timeout: .seconds(5))
+        try Syscall.writeAll(w, [2])
+        try loop.run(until: loop.now() + .seconds(5))
+        XCTAssertEqual(turns.count, 2)
+        for turn in turns {
+            XCTAssertEqual(turn.later, turn.first, "one reading per turn")
+            XCTAssertGreaterThan(turn.now, turn.first)
+        }
+        XCTAssertGreaterThan(turns[0].first, before)
+        XCTAssertGreaterThan(turns[1].first, turns[0].now, "the next turn reads the clock again")
+        XCTAssertGreaterThan(loop.turnTime(), turns[1].now, "outside a turn it is now()")
+    }
+
     func testReadableFdDeliversDataAndUnwatchStopsIt() throws {
         let loop = try EventLoop()
         let (r, w) = try Syscall.pipe()
