@@ -54,6 +54,8 @@ fi
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 say() { echo "kernel-tests: $*"; }
+# the initramfs modules and the verdict, shared with the other QEMU stage
+. "$REPO/Tests/tools/qemu-guest.sh"
 finish() {  # finish PASSED FAILED : the last line, and the exit status
   echo "$1 passed, $2 failed"
   [ "$2" = 0 ] && [ "$1" -gt 0 ]
@@ -109,25 +111,7 @@ trap 'rm -rf "$IRD"' EXIT
 mkdir -p "$IRD"/{bin,modules,proc,sys,dev,host,rw,newroot}
 cp /bin/busybox "$IRD/bin/busybox"
 : > "$IRD/modules.order"
-declare -A ADDED=()
-add_module() {  # add_module NAME: resolve through modules.dep, dependencies first, uncompressed
-  local path line dep name
-  path=$(modinfo -k "$KVER" -n "$1" 2>/dev/null) || { say "kernel $KVER has no module $1"; return 1; }
-  [ "$path" = "(builtin)" ] && return 0
-  [ -n "${ADDED[$path]:-}" ] && return 0
-  line=$(grep -E "^${path#"$MODDIR"/}:" "$MODDIR/modules.dep" || true)
-  for dep in ${line#*:}; do add_module "$(basename "$dep" | sed -E 's/\.ko(\.(xz|zst|gz))?$//')"; done
-  ADDED[$path]=1
-  name=$(basename "$path" | sed -E 's/\.(xz|zst|gz)$//')
-  case "$path" in
-    *.ko.xz)  xz -dc "$path" > "$IRD/modules/$name" ;;
-    *.ko.zst) zstd -dcq "$path" > "$IRD/modules/$name" ;;
-    *.ko.gz)  gzip -dc "$path" > "$IRD/modules/$name" ;;
-    *)        cp "$path" "$IRD/modules/$name" ;;
-  esac
-  echo "$name" >> "$IRD/modules.order"
-}
-for m in virtio_pci 9pnet_virtio 9p overlay; do add_module $m || finish 0 1; done
+for m in virtio_pci 9pnet_virtio 9p overlay; do initramfs_add_module $m || finish 0 1; done
 install -m 755 "$HERE/initramfs-init.sh" "$IRD/init"
 (cd "$IRD" && find . | cpio -o -H newc --quiet | gzip -1) > "$BUILD_DIR/initramfs.cpio.gz"
 say "kernel $KVER; initramfs modules: $(tr '\n' ' ' < "$IRD/modules.order")"
@@ -181,17 +165,7 @@ say "qemu exited rc=$QRC after $(elapsed "$T1")s; total $(elapsed "$T0")s"
 
 # ---- 4. verdict ----
 RES=$RES_DIR/results.txt
-touch "$RES"
-NPASS=$(grep -c '^PASS' "$RES" || true)
-NFAIL=$(grep -c '^FAIL' "$RES" || true)
-if [ "$QRC" = 124 ] || [ "$QRC" = 137 ]; then
-  say "TIMEOUT: the guest did not finish within ${TIMEOUT}s"; NFAIL=$((NFAIL + 1))
-elif ! grep -q '^GUEST_EXIT=' "$RES"; then
-  say "the guest did not finish (no GUEST_EXIT in results)"; NFAIL=$((NFAIL + 1))
-fi
-[ "$NPASS" -gt 0 ] || { [ "$NFAIL" -gt 0 ] || NFAIL=1; }
-echo "===== results ($RES) ====="
-grep -E '^(PASS|FAIL|METRIC)' "$RES" || true
+guest_verdict "$RES" "$QRC" "$TIMEOUT"
 if [ "$NFAIL" -gt 0 ]; then
   echo "===== console (last 60 lines of $OUT/console.log) ====="
   tail -n 60 "$OUT/console.log"

@@ -45,6 +45,8 @@ done
 T0=$(date +%s.%N)
 elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 say() { echo "system: $*"; }
+# the initramfs modules and the verdict, shared with the other QEMU stage
+. "$REPO/Tests/tools/qemu-guest.sh"
 finish() {  # finish PASSED FAILED : the last line, and the exit status
   echo "system: $1 passed, $2 failed"
   [ "$2" = 0 ] && [ "$1" -gt 0 ]
@@ -199,26 +201,8 @@ trap 'rm -rf "$IRD"' EXIT
 mkdir -p "$IRD"/{bin,modules,proc,sys,dev,newroot}
 cp /bin/busybox "$IRD/bin/busybox"
 : > "$IRD/modules.order"
-declare -A ADDED=()
-add_module() {  # add_module NAME: resolve through modules.dep, dependencies first, uncompressed
-  local path line dep name
-  path=$(modinfo -k "$KVER" -n "$1" 2>/dev/null) || { say "kernel $KVER has no module $1"; return 1; }
-  [ "$path" = "(builtin)" ] && return 0
-  [ -n "${ADDED[$path]:-}" ] && return 0
-  line=$(grep -E "^${path#"$MODDIR"/}:" "$MODDIR/modules.dep" || true)
-  for dep in ${line#*:}; do add_module "$(basename "$dep" | sed -E 's/\.ko(\.(xz|zst|gz))?$//')"; done
-  ADDED[$path]=1
-  name=$(basename "$path" | sed -E 's/\.(xz|zst|gz)$//')
-  case "$path" in
-    *.ko.xz)  xz -dc "$path" > "$IRD/modules/$name" ;;
-    *.ko.zst) zstd -dcq "$path" > "$IRD/modules/$name" ;;
-    *.ko.gz)  gzip -dc "$path" > "$IRD/modules/$name" ;;
-    *)        cp "$path" "$IRD/modules/$name" ;;
-  esac
-  echo "$name" >> "$IRD/modules.order"
-}
 # crc32c: ext4's metadata checksums (a soft dependency modules.dep does not list)
-for m in virtio_pci virtio_blk crc32c_generic ext4; do add_module $m || finish 0 1; done
+for m in virtio_pci virtio_blk crc32c_generic ext4; do initramfs_add_module $m || finish 0 1; done
 install -m 755 "$HERE/initramfs-init.sh" "$IRD/init"
 BUILD_DIR=$HERE/build
 mkdir -p "$BUILD_DIR"
@@ -256,17 +240,7 @@ say "qemu exited rc=$QRC after $(elapsed "$T1")s; total $(elapsed "$T0")s"
 
 # ---- 6. verdict ----
 RES=$SHARE/results.txt
-touch "$RES"
-NPASS=$(grep -c '^PASS' "$RES" || true)
-NFAIL=$(grep -c '^FAIL' "$RES" || true)
-if [ "$QRC" = 124 ] || [ "$QRC" = 137 ]; then
-  say "TIMEOUT: the guest did not finish within ${TIMEOUT}s"; NFAIL=$((NFAIL + 1))
-elif ! grep -q '^GUEST_EXIT=' "$RES"; then
-  say "the guest did not finish (no GUEST_EXIT in results)"; NFAIL=$((NFAIL + 1))
-fi
-[ "$NPASS" -gt 0 ] || { [ "$NFAIL" -gt 0 ] || NFAIL=1; }
-echo "===== results ($RES) ====="
-grep -E '^(PASS|FAIL|METRIC)' "$RES" || true
+guest_verdict "$RES" "$QRC" "$TIMEOUT"
 if [ "$NFAIL" -gt 0 ]; then
   echo "===== console (last 60 lines of $OUT/console.log) ====="
   tail -n 60 "$OUT/console.log"

@@ -1,0 +1,46 @@
+# The QEMU stages' shared host side (sourced by Tests/kernel/run.sh and Tests/system/run.sh): the
+# busybox initramfs's kernel modules, and the verdict read from the guest's results file.
+#
+# The caller defines `say MESSAGE` and sets KVER (the host kernel's version), MODDIR
+# (/lib/modules/$KVER) and IRD (the initramfs's staging directory, with modules/ in it).
+
+declare -A INITRAMFS_ADDED=()
+
+# initramfs_add_module NAME: copies the module (uncompressed) into $IRD/modules and appends it to
+# $IRD/modules.order, resolved through modules.dep with its dependencies first, so that the
+# initramfs's init can insmod them in that order (busybox has no modprobe that reads modules.dep).
+initramfs_add_module() {
+  local path line dep name
+  path=$(modinfo -k "$KVER" -n "$1" 2>/dev/null) || { say "kernel $KVER has no module $1"; return 1; }
+  [ "$path" = "(builtin)" ] && return 0
+  [ -n "${INITRAMFS_ADDED[$path]:-}" ] && return 0
+  line=$(grep -E "^${path#"$MODDIR"/}:" "$MODDIR/modules.dep" || true)
+  for dep in ${line#*:}; do initramfs_add_module "$(basename "$dep" | sed -E 's/\.ko(\.(xz|zst|gz))?$//')"; done
+  INITRAMFS_ADDED[$path]=1
+  name=$(basename "$path" | sed -E 's/\.(xz|zst|gz)$//')
+  case "$path" in
+    *.ko.xz)  xz -dc "$path" > "$IRD/modules/$name" ;;
+    *.ko.zst) zstd -dcq "$path" > "$IRD/modules/$name" ;;
+    *.ko.gz)  gzip -dc "$path" > "$IRD/modules/$name" ;;
+    *)        cp "$path" "$IRD/modules/$name" ;;
+  esac
+  echo "$name" >> "$IRD/modules.order"
+}
+
+# guest_verdict RESULTS_FILE QEMU_STATUS TIMEOUT: sets NPASS and NFAIL from the guest's PASS/FAIL
+# lines and prints them with the METRIC lines. A guest that was killed by the timeout, or that did not
+# write GUEST_EXIT= (it died or hung before the end), is one more failure; so is a run with no PASS.
+guest_verdict() {
+  local results=$1 qemu_status=$2 timeout=$3
+  touch "$results"
+  NPASS=$(grep -c '^PASS' "$results" || true)
+  NFAIL=$(grep -c '^FAIL' "$results" || true)
+  if [ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ]; then
+    say "TIMEOUT: the guest did not finish within ${timeout}s"; NFAIL=$((NFAIL + 1))
+  elif ! grep -q '^GUEST_EXIT=' "$results"; then
+    say "the guest did not finish (no GUEST_EXIT in results)"; NFAIL=$((NFAIL + 1))
+  fi
+  [ "$NPASS" -gt 0 ] || { [ "$NFAIL" -gt 0 ] || NFAIL=1; }
+  echo "===== results ($results) ====="
+  grep -E '^(PASS|FAIL|METRIC)' "$results" || true
+}
