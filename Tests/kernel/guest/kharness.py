@@ -613,3 +613,43 @@ class Scenario:
 
 class Abort(Exception):
     pass
+
+
+class TcpCar:
+    """guest/tcpcar.c on `port`: [(receive time, line)] (its RX lines are written 200 ms after input stops, and at exit)."""
+
+    def __init__(self, path, port):
+        self.path, self.port, self.proc = path, port, None
+
+    def start(self):
+        tcpcar = os.path.join(HELPERS, "tcpcar")
+        if not os.access(tcpcar, os.X_OK):
+            return False
+        subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+        self.proc = subprocess.Popen([tcpcar, self.path, str(self.port)], stdout=subprocess.DEVNULL,
+                                     stderr=open(self.path + ".stderr", "w"))
+        return bool(wait_until(lambda: any(p[0] == "LISTEN" for p in self.lines()), 10))
+
+    def lines(self):
+        try:
+            with open(self.path) as f:
+                return [line.rstrip("\n").split(" ", 5) for line in f]
+        except FileNotFoundError:
+            return []
+
+    def connected(self):
+        return any(p[0] == "CONNECT" for p in self.lines())
+
+    def frames(self):
+        return [Frame(int(p[2]) / 1e9, p[5] if len(p) > 5 else "") for p in self.lines() if p[0] == "RX"]
+
+    def wait_frame(self, predicate, since, timeout_s):
+        return wait_until(lambda: next((f for f in self.frames() if f.t >= since and predicate(f)), None), timeout_s)
+
+    def stop(self):
+        """SIGTERM: tcpcar writes its buffered lines and exits (closing carbridge's connection)."""
+        t = monotonic()
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(5)
+        return t

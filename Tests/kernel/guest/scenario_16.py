@@ -51,43 +51,6 @@ class Board:
             self.ui = None
 
 
-class TcpCar:
-    """guest/tcpcar.c on one port: [(receive time, line)]."""
-
-    def __init__(self, path):
-        self.path = path
-        self.proc = None
-
-    def start(self):
-        tcpcar = os.path.join(k.HELPERS, "tcpcar")
-        if not os.access(tcpcar, os.X_OK):
-            return False
-        subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
-        self.proc = subprocess.Popen([tcpcar, self.path, str(PORT)], stdout=subprocess.DEVNULL,
-                                     stderr=open(self.path + ".stderr", "w"))
-        return bool(k.wait_until(lambda: any(p[0] == "LISTEN" for p in self.lines()), 10))
-
-    def lines(self):
-        try:
-            with open(self.path) as f:
-                return [line.rstrip("\n").split(" ", 5) for line in f]
-        except FileNotFoundError:
-            return []
-
-    def connected(self):
-        return any(p[0] == "CONNECT" for p in self.lines())
-
-    def frames(self):
-        # tcpcar buffers RX lines and writes them 200 ms after the input stops (or at exit).
-        return [k.Frame(int(p[2]) / 1e9, p[5] if len(p) > 5 else "") for p in self.lines() if p[0] == "RX"]
-
-    def wait_frame(self, predicate, since, timeout_s):
-        return k.wait_until(lambda: next((f for f in self.frames() if f.t >= since and predicate(f)), None), timeout_s)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(5)
 
 
 CONFIG = """[link]
@@ -122,7 +85,7 @@ engine_off_after_s = %s
 
 
 def run(sc):
-    car = TcpCar(os.path.join(sc.work, "car.log"))
+    car = k.TcpCar(os.path.join(sc.work, "car.log"), PORT)
     sc.require(car.start(), "the TCP car (Tests/kernel/build/tcpcar) listens on 127.0.0.1:%d" % PORT)
     sc.cleanups.append(car.stop)
     cb = Carbridge(sc.work, CONFIG)

@@ -24,7 +24,6 @@ import ctypes, fcntl, math, os, signal, subprocess, threading, time
 import kharness as k
 from kharness import Carbridge, StubAccelerometer, monotonic
 from scenario_12 import NotifySocket
-import scenario_16
 
 TITLE = "tilt throttle from the real mxc4005 IIO driver: arm held level (a wobble restarts), pitch steps of 10, lean back and unbind -> stop"
 PORT = 47021
@@ -70,17 +69,6 @@ arm_after_s = %s
 """ % (PORT, ARM_S)
 
 
-class TcpCar(scenario_16.TcpCar):
-    """Scenario 16's TCP car (guest/tcpcar.c) on this scenario's port."""
-
-    def start(self):
-        tcpcar = os.path.join(k.HELPERS, "tcpcar")
-        if not os.access(tcpcar, os.X_OK):
-            return False
-        subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
-        self.proc = subprocess.Popen([tcpcar, self.path, str(PORT)], stdout=subprocess.DEVNULL,
-                                     stderr=open(self.path + ".stderr", "w"))
-        return bool(k.wait_until(lambda: any(p[0] == "LISTEN" for p in self.lines()), 10))
 
 
 class SmbusData(ctypes.Union):
@@ -181,7 +169,7 @@ def run(sc):
                                        % ["%.4f %.4f %s" % w for w in rig.writes]))
     rig.pitch(12, "leaning at start")   # not still: nothing arms before the rider holds it level
 
-    car = TcpCar(os.path.join(sc.work, "car.log"))
+    car = k.TcpCar(os.path.join(sc.work, "car.log"), PORT)
     sc.require(car.start(), "the TCP car (Tests/kernel/build/tcpcar) listens on 127.0.0.1:%d" % PORT)
     sc.cleanups.append(car.stop)
     # Not in sc.work: finish() copies that directory, and a socket cannot be copied.
