@@ -78,6 +78,20 @@ def percentile(values, p):
     return s[k]
 
 
+def holds_open(pid, node):
+    """True when process `pid` has `node` open (through /proc/PID/fd)."""
+    try:
+        for fd in os.listdir("/proc/%d/fd" % pid):
+            try:
+                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == node:
+                    return True
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return False
+
+
 # ---------------------------------------------------------------- frames and the car's log
 
 FRAME_RE = re.compile(r"^([MLRBXYFGHIJE]),(-?\d+),(\d+),([01])$")
@@ -495,18 +509,7 @@ class Carbridge:
 
     def has_open(self, node):
         """True when the carbridge process holds `node` open (checked through /proc/PID/fd)."""
-        if not self.alive():
-            return False
-        try:
-            for fd in os.listdir("/proc/%d/fd" % self.proc.pid):
-                try:
-                    if os.readlink("/proc/%d/fd/%s" % (self.proc.pid, fd)) == node:
-                        return True
-                except OSError:
-                    pass
-        except OSError:
-            pass
-        return False
+        return self.alive() and holds_open(self.proc.pid, node)
 
     def log_lines(self, pattern=None, since=0.0):
         """[(time, text)] of carbridge's log lines ("<HH:MM:SS.mmm local time> <level> <label>: <message>")

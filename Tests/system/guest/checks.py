@@ -69,19 +69,6 @@ def main_pid():
     return int(pid) if pid.isdigit() else 0
 
 
-def holds_open(pid, node):
-    """True when process `pid` has `node` open (through /proc/PID/fd)."""
-    try:
-        for fd in os.listdir("/proc/%d/fd" % pid):
-            try:
-                if os.readlink("/proc/%d/fd/%s" % (pid, fd)) == node:
-                    return True
-            except OSError:
-                pass
-    except OSError:
-        pass
-    return False
-
 
 def uids(pid):
     """The real, effective, saved and file-system uids of `pid` (from /proc/PID/status)."""
@@ -175,7 +162,7 @@ class Checks:
 
     def start_moving(self, pid, what, engine_on=False):
         """Engine on (unless it is) and Speed+ once: the car streams M,0,10,1. True once it streams."""
-        if not k.wait_until(lambda: holds_open(pid, self.pad.node), 15, 0.05):
+        if not k.wait_until(lambda: k.holds_open(pid, self.pad.node), 15, 0.05):
             log("%s: PID %d never opened %s" % (what, pid, self.pad.node))
             return False
         since = k.monotonic()
@@ -267,7 +254,7 @@ class Checks:
         pid = main_pid()
         ids = uids(pid) if pid else []
         carbridge_uid = pwd.getpwnam("carbridge").pw_uid
-        opened = k.wait_until(lambda: holds_open(pid, node), 15, 0.05)
+        opened = k.wait_until(lambda: k.holds_open(pid, node), 15, 0.05)
         self.check(pid and ids and all(u == carbridge_uid for u in ids) and opened,
                    "the service runs as user carbridge (not root) and has opened the pad %s" % node,
                    "MainPID %d, uids %s (carbridge is %d), holds %s open: %s" % (pid, ids, carbridge_uid, node, bool(opened)))
