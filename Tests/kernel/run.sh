@@ -145,22 +145,12 @@ if [ -n "$LBIN" ]; then
 fi
 T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
-set +e
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M pc -smp 2 -m 2048 \
-  -kernel "$KERNEL" -initrd "$BUILD_DIR/initramfs.cpio.gz" \
+# Shows the guest's progress lines live while it runs.
+guest_boot "$TIMEOUT" "$OUT/console.log" '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' \
   -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN" \
-  -display none -monitor none -serial stdio -no-reboot -nic none \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
-  -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none \
-  </dev/null > "$OUT/console.log" 2>&1 &
-QPID=$!
-# Show the guest's progress lines live while it runs.
-tail -n +1 -F --pid=$QPID "$OUT/console.log" 2>/dev/null | grep --line-buffered -E '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' &
-TAILPID=$!
-wait $QPID; QRC=$?
-sleep 0.3; kill $TAILPID 2>/dev/null; wait $TAILPID 2>/dev/null
-set -e
+  -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none
 say "qemu exited rc=$QRC after $(elapsed "$T1")s; total $(elapsed "$T0")s"
 
 # ---- 4. verdict ----

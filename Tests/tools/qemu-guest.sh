@@ -1,8 +1,10 @@
 # The QEMU stages' shared host side (sourced by Tests/kernel/run.sh and Tests/system/run.sh): the
-# busybox initramfs's kernel modules, and the verdict read from the guest's results file.
+# busybox initramfs's kernel modules, the boot under QEMU, and the verdict read from the guest's
+# results file.
 #
 # The caller defines `say MESSAGE` and sets KVER (the host kernel's version), MODDIR
-# (/lib/modules/$KVER) and IRD (the initramfs's staging directory, with modules/ in it).
+# (/lib/modules/$KVER), IRD (the initramfs's staging directory, with modules/ in it), KERNEL (the
+# kernel image) and BUILD_DIR (where the initramfs is written).
 
 declare -A INITRAMFS_ADDED=()
 
@@ -43,4 +45,25 @@ guest_verdict() {
   [ "$NPASS" -gt 0 ] || { [ "$NFAIL" -gt 0 ] || NFAIL=1; }
   echo "===== results ($results) ====="
   grep -E '^(PASS|FAIL|METRIC)' "$results" || true
+}
+
+# guest_boot TIMEOUT CONSOLE_LOG PROGRESS_REGEX QEMU_ARGS…: boots the host's kernel ($KERNEL) with the
+# initramfs $BUILD_DIR/initramfs.cpio.gz under qemu-system-x86_64 (TCG, 2 CPUs, 2 GiB, serial console
+# into CONSOLE_LOG, no network, no reboot) plus QEMU_ARGS (the -append line, disks, shares), shows the
+# console lines that match PROGRESS_REGEX while it runs, and sets QRC to qemu's exit status (124 or 137:
+# killed by the TIMEOUT).
+guest_boot() {
+  local timeout=$1 console=$2 progress=$3 qpid tailpid
+  shift 3
+  set +e
+  timeout -k 5 "$timeout" qemu-system-x86_64 -accel tcg,thread=multi -cpu max -M pc -smp 2 -m 2048 \
+    -kernel "$KERNEL" -initrd "$BUILD_DIR/initramfs.cpio.gz" \
+    -display none -monitor none -serial stdio -no-reboot -nic none "$@" \
+    </dev/null > "$console" 2>&1 &
+  qpid=$!
+  tail -n +1 -F --pid=$qpid "$console" 2>/dev/null | grep --line-buffered -aE "$progress" &
+  tailpid=$!
+  wait $qpid; QRC=$?
+  sleep 0.3; kill $tailpid 2>/dev/null; wait $tailpid 2>/dev/null
+  set -e
 }
