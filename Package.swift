@@ -1,10 +1,28 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Release builds (the package, the benchmarks' RSS, the latency scenario) start with fewer pages:
+// --static-swift-stdlib exports every symbol (-export-dynamic), so each pointer in the Swift metadata is a
+// symbol relocation the loader looks up in a 1 MB symbol table at every start; without the export they are
+// relative, and lld packs them into a 14 kB .relr.dyn (DT_RELR, glibc >= 2.36: Debian 12) instead of 2.6 MB of
+// .rela.dyn. 18.5 -> 15 MiB RSS (docs/performance.md, "Resident memory"). Nothing looks symbols up in the
+// executable (no dlsym; a static binary has no swift-backtrace).
+var releaseLinkerFlags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
+// CARBRIDGE_STATIC_LIBSTDCXX=DIR (scripts/package.sh, with --static-swift-stdlib): DIR holds only a libstdc++.a, and
+// is searched before the compiler's own directory, so the -lstdc++ that Swift's static runtime links with takes
+// the archive: only the members the runtime and toml++ use are linked in, and the process maps no
+// libstdc++.so (1.5 MiB resident, most of it its relocations and start-up). Not for a dynamic build: its
+// libswiftCore.so loads libstdc++.so anyway, and two copies in one process is asking for trouble.
+if let directory = Context.environment["CARBRIDGE_STATIC_LIBSTDCXX"], !directory.isEmpty {
+    releaseLinkerFlags += ["-L", directory]
+}
+let releaseLinkerSettings: [LinkerSetting] = [.unsafeFlags(releaseLinkerFlags, .when(configuration: .release))]
+
 let package = Package(
     name: "carbridge",
     products: [
         .executable(name: "carbridge", targets: ["carbridge"]),
+        .executable(name: "carbridge-dashboard", targets: ["carbridge-dashboard"]),
         // The modules, for the libFuzzer targets in Fuzz/ (a separate package that depends on this one
         // by path, so a plain `swift build`/`swift test` here never builds or links a fuzz target).
         .library(
@@ -96,7 +114,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,
-        // snapshots out and controls in through the event loop's mailbox. Only the executable links it (not
+        // snapshots out and controls in through the event loop's mailbox. Only `carbridge-dashboard` links it (not
         // CarbridgeModules), so the fuzz and benchmark packages never build Hummingbird.
         .target(
             name: "DriveDashboard",
@@ -112,25 +130,27 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .executableTarget(
-            name: "carbridge",
+        // Every command of the program; the two executables below are a `main` each.
+        .target(
+            name: "CarbridgeCommands",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveDashboard", "DriveBluetooth",
+                "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            // Release builds (the package, the benchmarks' RSS, the latency scenario) start with fewer pages:
-            // --static-swift-stdlib exports every symbol (-export-dynamic), so each pointer in the Swift metadata
-            // is a symbol relocation the loader looks up in a 1 MB symbol table at every start; without the export
-            // they are relative, and lld packs them into a 14 kB .relr.dyn (DT_RELR, glibc ≥ 2.36: Debian 12)
-            // instead of 2.6 MB of .rela.dyn. 18.5 → 15 MiB RSS (docs/performance.md, "Resident memory").
-            // Nothing looks symbols up in the executable (no dlsym; a static binary has no swift-backtrace).
-            linkerSettings: [
-                .unsafeFlags(
-                    ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"],
-                    .when(configuration: .release)),
             ]),
+        // `carbridge`, without the dashboard's code: a run with the dashboard on execs `carbridge-dashboard`
+        // (CarbridgeCommands/DashboardBuild.swift), so a run without it never pays for Hummingbird and NIO.
+        .executableTarget(
+            name: "carbridge",
+            dependencies: ["CarbridgeCommands"],
+            linkerSettings: releaseLinkerSettings),
+        // `carbridge-dashboard`: the same commands with the web dashboard linked in (installed in
+        // /usr/libexec/carbridge/).
+        .executableTarget(
+            name: "carbridge-dashboard",
+            dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"],
+            linkerSettings: releaseLinkerSettings),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Debian package .build-release/carbridge_VERSION_ARCH.deb (docs/deployment.md, "The package").
 #   scripts/package.sh
-# 1. a release build of carbridge linked with --static-swift-stdlib (the target machine needs no Swift
-#    runtime) in .build-release;
-# 2. the version from that binary's `carbridge --version` (Sources/carbridge/CarbridgeVersion.swift is
+# 1. a release build of carbridge and carbridge-dashboard (the same commands with the web dashboard, which
+#    `run` execs when the dashboard is on) linked with --static-swift-stdlib and a static libstdc++ (the
+#    target machine needs no Swift runtime) in .build-release;
+# 2. the version from that binary's `carbridge --version` (Sources/CarbridgeCommands/CarbridgeVersion.swift is
 #    the only place it is written), which becomes the package's version and its changelog entry;
 # 3. what the binary generates about itself: one man page per command (swift-argument-parser's
 #    generate-manual tool, the one its generate-manual plugin runs, here run on the very binary that
@@ -36,9 +37,17 @@ command -v swift >/dev/null || { echo "package: no swift on PATH (Swift 6 from s
 
 # A failed run must not leave an older package behind for Tests/package/check.sh to pass on.
 rm -f "$scratch"/carbridge_*.deb
-# Both products with the same flags, so neither build invalidates the other's modules.
-build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch")
+# libstdc++ linked statically as well (Package.swift, CARBRIDGE_STATIC_LIBSTDCXX): a directory that holds
+# only the compiler's libstdc++.a, searched before the directory where libstdc++.so is.
+libstdcxx=$(ls -1 /usr/lib/gcc/*/*/libstdc++.a 2>/dev/null | sort -V | tail -1)
+[ -n "$libstdcxx" ] || { echo "package: no libstdc++.a under /usr/lib/gcc (libstdc++-12-dev)" >&2; exit 1; }
+mkdir -p "$scratch/static-libstdc++"
+ln -sf "$libstdcxx" "$scratch/static-libstdc++/libstdc++.a"
+# Every product with the same flags, so no build invalidates another's modules.
+build=(env CARBRIDGE_STATIC_LIBSTDCXX="$scratch/static-libstdc++" swift build -c release --static-swift-stdlib
+       --scratch-path "$scratch")
 "${build[@]}" --product carbridge
+"${build[@]}" --product carbridge-dashboard
 "${build[@]}" --product generate-manual
 bin=$scratch/release/carbridge
 
@@ -56,6 +65,7 @@ cp -r debian "$src/debian"
 stage=$src/stage
 
 cp "$bin" "$stage/carbridge"
+cp "$scratch/release/carbridge-dashboard" "$stage/carbridge-dashboard"
 # The date in the pages is the commit's, so the same commit gives the same package.
 commit_date=$(git log -1 --format=%cs 2>/dev/null || date -u +%F)
 "$scratch/release/generate-manual" "$bin" --multi-page --date "$commit_date" --output-directory "$stage/man"
@@ -104,5 +114,6 @@ mv "$scratch/deb/$deb" "$scratch/$deb"
 echo "package: $scratch/$deb"
 echo "package: .deb $(stat -c %s "$scratch/$deb") bytes; installed $(dpkg-deb -f "$scratch/$deb" Installed-Size) KiB;" \
   "/usr/bin/carbridge $(stat -c %s "$src/debian/carbridge/usr/bin/carbridge") bytes stripped" \
-  "($(stat -c %s "$bin") bytes as built)"
+  "($(stat -c %s "$bin") bytes as built); /usr/libexec/carbridge/carbridge-dashboard" \
+  "$(stat -c %s "$src/debian/carbridge/usr/libexec/carbridge/carbridge-dashboard") bytes stripped"
 echo "package: Depends: $(dpkg-deb -f "$scratch/$deb" Depends)"

@@ -17,7 +17,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 scripts/install-deps.sh chromium chromium-driver python3-selenium python3-prometheus-client python3-websocket >&2
-[ -x "$bin" ] || swift build
+# `run --dashboard` execs carbridge-dashboard from the same directory (Sources/CarbridgeCommands/DashboardBuild.swift).
+[ -x "$bin" ] && [ -x "$(dirname "$bin")/carbridge-dashboard" ] || swift build
 out=Tests/browser/out/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 # Debian's python3 (the first python3 on PATH may be another one without these modules).

@@ -42,6 +42,7 @@ check "lintian reports no errors" $? "$errors error(s): $(grep '^E: ' "$tmp/lint
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > "$tmp/contents"
 required=(
   /usr/bin/carbridge
+  /usr/libexec/carbridge/carbridge-dashboard
   /usr/share/man/man1/carbridge.1.gz
   /usr/share/man/man1/carbridge.run.1.gz /usr/share/man/man1/carbridge.car-sim.1.gz
   /usr/share/man/man1/carbridge.check-config.1.gz /usr/share/man/man1/carbridge.config-reference.1.gz
@@ -82,9 +83,13 @@ got=$("$bin" --version 2>&1)
 [ "$got" = "$version" ]
 check "carbridge --version ($got) is the package's version ($version)" $?
 
-swiftlibs=$(ldd "$bin" 2>&1 | grep -Ei 'libswift|libFoundation|libdispatch|not found')
+dashboard=$tmp/root/usr/libexec/carbridge/carbridge-dashboard
+swiftlibs=$(ldd "$bin" "$dashboard" 2>&1 | grep -Ei 'libswift|libFoundation|libdispatch|libstdc\+\+|not found')
 [ -z "$swiftlibs" ]
-check "the binary needs no Swift runtime library (ldd)" $? "$swiftlibs"
+check "the binaries need no Swift runtime library and no libstdc++.so (ldd)" $? "$swiftlibs"
+# The dashboard's code is only in carbridge-dashboard (Swift symbols name their module).
+! grep -q HummingbirdCore "$bin" && grep -q HummingbirdCore "$dashboard"
+check "Hummingbird is linked into carbridge-dashboard only" $?
 # With no Swift toolchain on the library path at all: the static standard library is inside.
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= "$bin" --help > "$tmp/help" 2>&1 && grep -q "SUBCOMMANDS" "$tmp/help"
 check "the packaged binary runs --help" $? "$(head -3 "$tmp/help")"
@@ -104,6 +109,23 @@ kill -TERM "$run_pid" 2>/dev/null
 wait "$run_pid" 2>/dev/null
 [ -n "$handshake" ]
 check "the packaged binary runs: its first frame on the dry-run link is the handshake" $? "no E,0,0,0 within 10 s"
+
+# With the dashboard on, the packaged carbridge becomes /usr/libexec/carbridge/carbridge-dashboard (exec, the
+# same process) and serves /metrics; its resident memory is a figure too.
+port=$((20000 + RANDOM % 20000))
+coproc DASH { exec "$bin" run --link stdout --dashboard "127.0.0.1:$port" --no-keyboard --no-view 2>/dev/null; }
+dash_pid=$DASH_PID
+handshake=""
+while IFS= read -r -t 10 line <&"${DASH[0]}"; do
+  if [[ $line == *E,0,0,0* ]]; then handshake=$line; break; fi
+done
+exe=$(readlink "/proc/$dash_pid/exe" 2>/dev/null || true)
+metrics=$(python3 -c 'import sys, urllib.request; print(urllib.request.urlopen("http://127.0.0.1:%s/metrics" % sys.argv[1], timeout=10).read().decode())' "$port" 2>&1 || true)
+[ -n "$handshake" ] && echo "METRIC package_carbridge_dashboard_rss_kib $(awk '/^VmRSS:/ {print $2}' "/proc/$dash_pid/status")"
+kill -TERM "$dash_pid" 2>/dev/null
+wait "$dash_pid" 2>/dev/null
+[ -n "$handshake" ] && [ "$exe" = "$dashboard" ] && [[ $metrics == *carbridge_link_up* ]]
+check "run --dashboard becomes the packaged carbridge-dashboard and serves /metrics" $? "exe '$exe', handshake '$handshake', metrics: ${metrics:0:120}"
 
 bad_pages=()
 pages=0

@@ -9,7 +9,7 @@ makes from /etc/carbridge/red.toml. Every check writes one PASS/FAIL line to $R/
 console); figures are METRIC lines; the commands and their output go to $R/detail.log. Every wait is
 for an event (a frame in the car's log, a journal line, a unit state) with a timeout, never a sleep.
 """
-import glob, json, os, pwd, grp, signal, stat, subprocess, sys, threading, time
+import glob, json, os, pwd, grp, signal, stat, subprocess, sys, threading, time, urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kharness as k   # noqa: E402  (the kernel stage's Pad, CarLog, wait_until, PASS/FAIL lines)
@@ -20,6 +20,7 @@ GUEST = os.path.dirname(os.path.abspath(__file__))
 UNIT = "carbridge@red.service"
 PAD_NAME = "System Test Pad"
 PORT = 4210
+DASHBOARD_PORT = 8080
 CAR_LOG = "/run/carbridge-system-test/car.log"
 DEB = sorted(glob.glob(os.path.join(SHARE, "carbridge_*.deb")))[-1]
 DETAIL = open(os.path.join(SHARE, "detail.log"), "a", buffering=1)
@@ -234,7 +235,9 @@ class Checks:
                    "udev (the package's 70-carbridge.rules) gives the pad %s to group carbridge, mode 0660" % node,
                    "group %s, mode %o" % (grp.getgrgid(st.st_gid).gr_name, stat.S_IMODE(st.st_mode)))
         with open("/etc/carbridge/red.toml", "w") as f:
-            f.write(k.base_config(None, url="tcp://127.0.0.1:%d" % PORT, gamepad=PAD_NAME))
+            # the kiosk's dashboard (config/kiosk.toml's, view only): the run becomes carbridge-dashboard
+            f.write(k.base_config(None, url="tcp://127.0.0.1:%d" % PORT, gamepad=PAD_NAME,
+                                  extra='\n[dashboard]\nlisten = "127.0.0.1:%d"\n' % DASHBOARD_PORT))
         os.chmod("/etc/carbridge/red.toml", 0o644)
         run(["carbridge", "check-config", "/etc/carbridge/red.toml"])
 
@@ -258,6 +261,17 @@ class Checks:
         self.check(pid and ids and all(u == carbridge_uid for u in ids) and opened,
                    "the service runs as user carbridge (not root) and has opened the pad %s" % node,
                    "MainPID %d, uids %s (carbridge is %d), holds %s open: %s" % (pid, ids, carbridge_uid, node, bool(opened)))
+
+        # the dashboard is on, so the unit's main process (the same PID, as Type=notify needs) is now the
+        # package's carbridge-dashboard, and it serves /metrics
+        exe = os.readlink("/proc/%d/exe" % pid) if pid else None
+        try:
+            metrics = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % DASHBOARD_PORT, timeout=10).read().decode()
+        except OSError as error:
+            metrics = "GET /metrics: %s" % error
+        self.check(exe == "/usr/libexec/carbridge/carbridge-dashboard" and "carbridge_link_up 1" in metrics,
+                   "with [dashboard] listen set, the unit's main process is /usr/libexec/carbridge/carbridge-dashboard "
+                   "and serves /metrics (link up)", "exe %s, metrics: %s" % (exe, metrics[:160]))
 
         # the pad drives the car: engine, Speed+ twice
         since = k.monotonic()

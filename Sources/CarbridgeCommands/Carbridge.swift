@@ -1,10 +1,10 @@
 import ArgumentParser
 import DriveSystem
 
-/// The `carbridge` command: drive a hobby robot car from Linux input devices.
-@main
-struct Carbridge: ParsableCommand {
-    static let configuration = CommandConfiguration(
+/// The `carbridge` command: drive a hobby robot car from Linux input devices. Both executables run it
+/// (`carbridge`, and `carbridge-dashboard`, which links the web dashboard: see `DashboardBuild`).
+package struct Carbridge: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "carbridge",
         abstract: "Drive a hobby robot car (HC-05 style) from a gamepad, a tilt sensor or the keyboard.",
         discussion: """
@@ -34,11 +34,14 @@ struct Carbridge: ParsableCommand {
         defaultSubcommand: nil
     )
 
+    /// The root command (no options of its own).
+    package init() {}
+
     /// Parses the command line and runs the command; the one place errors are reported. A usage error
     /// (parsing, `validate()`, a `ValidationError`) is argument-parser's message naming the flag, exit
     /// status 64; `ExitCode` and `CleanExit` pass through; anything else a command throws (a config
     /// file's errors, a runtime failure) is printed as `carbridge: <line>` per line, exit status 1.
-    static func main() {
+    package static func main() {
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -1,7 +1,6 @@
 import ArgumentParser
 import DriveCore
 import DriveConfig
-import DriveDashboard
 import DriveInput
 import DriveRuntime
 import Glibc
@@ -76,13 +75,17 @@ struct RunCommand: CarbridgeCommand {
     var dashboard: ConfigOverride?
 
     func run() throws {
-        let sink = LogSink()
-        let logger = common.makeLogger(label: "carbridge", sink: sink)
         var config = try common.loadConfig()
         for override in [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap({ $0 }) {
             override.apply(to: &config)
         }
         if let problem = config.dashboard.problem { throw ValidationError("--dashboard: \(problem)") }
+        // The dashboard's code (Hummingbird, SwiftNIO) is only in `carbridge-dashboard`: a run with the
+        // dashboard on becomes that program (the same command line, the same process), before it has
+        // opened, started or logged anything; a run without it never maps a page of that code.
+        let makeDashboard = config.dashboard.listen == nil ? nil : try DashboardBuild.dashboardFactory()
+        let sink = LogSink()
+        let logger = common.makeLogger(label: "carbridge", sink: sink)
 
         var options = RunSession.Options()
         options.keyboard = !noKeyboard
@@ -95,11 +98,7 @@ struct RunCommand: CarbridgeCommand {
         signal(SIGPIPE, SIG_IGN)
         let session = RunSession(config: config, options: options, environment: try .process(), logger: logger, sink: sink)
         // The dashboard's server (and its threads) exists only when it is enabled.
-        if config.dashboard.listen != nil {
-            session.extensions.append(Dashboard(
-                settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger, configFile: config.file,
-                resolver: EventCodeNames()))
-        }
+        if let makeDashboard { session.extensions.append(makeDashboard(config, logger)) }
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
