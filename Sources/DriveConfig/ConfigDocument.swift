@@ -136,39 +136,56 @@ public final class ConfigDocument {
     /// The top-level table, for reading sections.
     public var top: ConfigTable { ConfigTable(document: self, path: "", table: root) }
 
+    /// Finds the line of every table header and `key = value` line (for messages at file:line). On the
+    /// UTF-8 bytes, so a line is what ends at a `\n` (a `\r\n` too: as `Character`s those were one
+    /// grapheme and never split) and a config file costs no `Character` walk (it was a third of the
+    /// start-up's instructions).
     private func indexLines(_ text: String) {
         var table = ""
         var number = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            number += 1
-            let line = rawLine.drop { $0 == " " || $0 == "\t" }
-            if line.hasPrefix("[") {
-                let inner = line.dropFirst(line.hasPrefix("[[") ? 2 : 1)
-                guard let end = inner.firstIndex(of: "]") else { continue }
-                table = Self.normalizedKeyPath(inner[..<end])
-                if lineOfTable[table] == nil { lineOfTable[table] = number }
-                continue
+        var utf8 = text
+        utf8.withUTF8 { bytes in
+            let newline = UInt8(ascii: "\n")
+            var start = 0
+            while start <= bytes.count {
+                number += 1
+                var end = start
+                while end < bytes.count && bytes[end] != newline { end += 1 }
+                defer { start = end + 1 }
+                var first = start
+                while first < end && (bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t")) { first += 1 }
+                if first < end && bytes[first] == UInt8(ascii: "[") {
+                    let inner = first + (first + 1 < end && bytes[first + 1] == UInt8(ascii: "[") ? 2 : 1)
+                    guard let close = (inner..<end).first(where: { bytes[$0] == UInt8(ascii: "]") }) else { continue }
+                    table = Self.normalizedKeyPath(Self.text(bytes, inner..<close))
+                    if lineOfTable[table] == nil { lineOfTable[table] = number }
+                    continue
+                }
+                guard let equals = Self.assignmentIndex(in: bytes, first..<end) else { continue }
+                let key = Self.normalizedKeyPath(Self.text(bytes, first..<equals))
+                if key.isEmpty { continue }
+                let path = table.isEmpty ? key : "\(table).\(key)"
+                if lineOfKey[path] == nil { lineOfKey[path] = number }
             }
-            guard let equals = Self.assignmentIndex(in: line) else { continue }
-            let key = Self.normalizedKeyPath(line[..<equals])
-            if key.isEmpty { continue }
-            let path = table.isEmpty ? key : "\(table).\(key)"
-            if lineOfKey[path] == nil { lineOfKey[path] = number }
         }
     }
 
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Substring {
+        Substring(String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self))
+    }
+
     /// The index of the `=` of a `key = value` line (outside quotes), if the line is one.
-    private static func assignmentIndex(in line: Substring) -> Substring.Index? {
-        var quote: Character?
-        for index in line.indices {
-            let c = line[index]
+    private static func assignmentIndex(in bytes: UnsafeBufferPointer<UInt8>, _ line: Range<Int>) -> Int? {
+        var quote: UInt8?
+        for index in line {
+            let c = bytes[index]
             if let open = quote {
                 if c == open { quote = nil }
-            } else if c == "\"" || c == "'" {
+            } else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") {
                 quote = c
-            } else if c == "#" {
+            } else if c == UInt8(ascii: "#") {
                 return nil
-            } else if c == "=" {
+            } else if c == UInt8(ascii: "=") {
                 return index
             }
         }

@@ -147,6 +147,19 @@ final class CarbridgeConfigTests: XCTestCase {
         XCTAssertEqual(try parse("\u{FEFF}[link]\r\nurl = 'stdout'\r\n").link.url, "stdout")
     }
 
+    /// A value's line in a file with Windows line ends is its line, as with `\n` (the line index walks
+    /// bytes; as `Character`s, `\r\n` was one grapheme and the whole file one line).
+    func testLineNumbersOfAFileWithCRLFLineEnds() throws {
+        for newline in ["\n", "\r\n"] {
+            let text = ["# a car", "[link]", "url = \"sim\"", "", "[drive]", "period_ms = 5"].joined(separator: newline) + newline
+            XCTAssertThrowsError(try parse(text), newline.debugDescription) { error in
+                let errors = (error as? ConfigErrors)?.errors ?? [error as? ConfigError].compactMap { $0 }
+                XCTAssertEqual(errors.map(\.line), [6], "\(newline.debugDescription): \(error)")
+                XCTAssertEqual(errors.first?.key, "drive.period_ms", "\(error)")
+            }
+        }
+    }
+
     func testShippedConfigFilesParse() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config")
