@@ -25,6 +25,7 @@ package final class DashboardServer: @unchecked Sendable {
     private let metrics: DashboardMetrics
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
+    private var taskEnd: ServerTaskEnd?
 
     /// Creates a server (nothing listens until `start`).
     package init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
@@ -53,7 +54,10 @@ package final class DashboardServer: @unchecked Sendable {
             onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? address.port)) },
             eventLoopGroupProvider: .shared(group),
             logger: Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() })
+        let end = ServerTaskEnd()
+        taskEnd = end
         task = Task.detached {
+            defer { end.finish() }
             do {
                 try await app.run()
                 outcome.finish(.failure(DashboardError("the server stopped")))
@@ -73,10 +77,15 @@ package final class DashboardServer: @unchecked Sendable {
         }
     }
 
-    /// Stops the server (does not wait for its threads).
+    /// Stops the server: Hummingbird's graceful shutdown (the task cancelled) first, for at most 2 s, then its
+    /// event loops (does not wait for their threads). The other way round, the shutdown's last tasks were
+    /// scheduled on loops already shut down (SwiftNIO: "Cannot schedule tasks on an EventLoop that has already
+    /// shut down", to become a crash).
     package func stop() {
         task?.cancel()
         task = nil
+        _ = taskEnd?.wait(seconds: 2)
+        taskEnd = nil
         if let group {
             self.group = nil
             group.shutdownGracefully { _ in }
@@ -293,6 +302,30 @@ package final class DashboardServer: @unchecked Sendable {
 package struct DashboardError: Error, CustomStringConvertible, Sendable {
     package var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// That the server's task has returned, for `stop`.
+private final class ServerTaskEnd: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var ended = false
+
+    func finish() {
+        lock.withLock {
+            ended = true
+            lock.broadcast()
+        }
+    }
+
+    /// Whether the task ended within `seconds`.
+    func wait(seconds: Int64) -> Bool {
+        let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds() + seconds * 1_000_000_000)
+        return lock.withLock {
+            while !ended {
+                if !lock.wait(until: deadline) { break }
+            }
+            return ended
+        }
+    }
 }
 
 /// The first of "listening on port N" and "failed", handed from the server's task to `start`.

@@ -42,6 +42,9 @@ final class DashboardBuildTests: XCTestCase {
         XCTAssertTrue(metrics.contains("carbridge_link_up 1"), metrics)
         XCTAssertTrue(waitUntil { run.stderr.contains("dashboard on http://127.0.0.1:\(port)/") }, run.stderr)
         XCTAssertEqual(run.terminate().status, 0, run.stderr)
+        // The web server's event loops are shut down after Hummingbird's own shutdown, not under it (SwiftNIO
+        // printed "Cannot schedule tasks on an EventLoop that has already shut down", a crash in its future versions).
+        XCTAssertFalse(run.stderr.contains("EventLoop"), run.stderr)
         // Without the dashboard, the run stays `carbridge`.
         let plain = try CarbridgeProcess(
             arguments: ["run", "--link", "tcp://127.0.0.1:\(car.port)", "--no-keyboard", "--no-view"], terminal: nil)
