@@ -20,7 +20,9 @@ root=$PWD
 scratch=$root/.build-release
 
 # lintian and man-db are for Tests/package/check.sh (the CI stage runs it right after this script).
-tools=(debhelper dpkg-dev lintian man-db libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config)
+# libstdc++-12-dev: the static libstdc++.a linked in (below); binutils: nm, for the link order's coverage.
+tools=(debhelper dpkg-dev lintian man-db libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config
+       libstdc++-12-dev binutils)
 missing=()
 for p in "${tools[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
