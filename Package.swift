@@ -90,9 +90,9 @@ let package = Package(
         // Finds and pairs only; the link stays RFCOMM (DriveLink).
         .target(
             name: "DriveBluetooth",
-            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "DriveDBus", "CBluetooth"]),
+            dependencies: ["DriveCore", "DriveSystem", "DriveLink", "DriveDBus", "CBluetooth", "CLinux"]),
         // The simulated car (`carbridge car-sim`, `link.url = "sim"`, tests): the car's side of the protocol.
-        .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink"]),
+        .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux"]),
         .target(
             name: "DriveInput",
             dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
@@ -176,7 +176,7 @@ let package = Package(
             dependencies: ["DriveBluetooth", "DriveDBus", "DriveLink", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "CarSimTests",
-            dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport"]),
+            dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport", "CLinux"]),
         .testTarget(
             name: "DriveInputTests",
             dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],

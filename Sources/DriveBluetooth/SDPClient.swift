@@ -1,4 +1,5 @@
 import CBluetooth
+import CLinux
 import DriveCore
 import DriveLink
 import DriveSystem

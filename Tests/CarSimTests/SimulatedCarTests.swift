@@ -1,3 +1,4 @@
+import CLinux
 import CarSim
 import DriveCore
 import DriveLink

@@ -1,3 +1,4 @@
+import CLinux
 import DriveCore
 import DriveLink
 import DriveSystem
