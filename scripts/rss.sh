@@ -33,14 +33,8 @@ trap cleanup EXIT
 pad=$work/pad.evemu
 scripts/replay-pad.sh > "$pad"
 
-port=$((20000 + RANDOM % 20000))
-"$bin" car-sim --listen "127.0.0.1:$port" --quiet >/dev/null 2>&1 &
-sim=$!
-# car-sim is up when its port accepts.
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
+. scripts/car-sim-lib.sh
+start_car_sim "$bin"
 config=${CONFIG-config/carbridge.toml}
 config_flags=()
 [ -n "$config" ] && config_flags=(--config "$config")

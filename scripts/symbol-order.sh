@@ -28,13 +28,8 @@ trap cleanup EXIT
 # valgrind cannot read the DWARF 5 that Swift writes; the symbol table is all this needs.
 strip --strip-debug -o "$work/carbridge" "$bin"
 scripts/replay-pad.sh > "$work/pad.evemu"
-port=$((20000 + RANDOM % 20000))
-"$bin" car-sim --listen "127.0.0.1:$port" --quiet >/dev/null 2>&1 &
-sim=$!
-for _ in $(seq 100); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-  sleep 0.05
-done
+. scripts/car-sim-lib.sh
+start_car_sim "$bin"
 profile() {
   local seconds=$1 out=$2
   shift 2
