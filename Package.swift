@@ -8,14 +8,6 @@ import PackageDescription
 // .rela.dyn. 18.5 -> 15 MiB RSS (docs/performance.md, "Resident memory"). Nothing looks symbols up in the
 // executable (no dlsym; a static binary has no swift-backtrace).
 var releaseLinkerFlags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
-// The functions a run executes first, in a few hundred contiguous pages (Linker/carbridge.order, written by
-// scripts/symbol-order.sh from a callgrind profile of `carbridge run`): the kernel maps 64 kB around every
-// page a process touches, so hot code spread over the whole binary kept 3 MiB more of it resident.
-// Names the file has and the binary does not are skipped without a warning.
-releaseLinkerFlags += [
-    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/carbridge.order",
-    "-Xlinker", "--no-warn-symbol-ordering",
-]
 // CARBRIDGE_STATIC_LIBSTDCXX=DIR (scripts/package.sh, with --static-swift-stdlib): DIR holds only a libstdc++.a, and
 // is searched before the compiler's own directory, so the -lstdc++ that Swift's static runtime links with takes
 // the archive: only the members the runtime and toml++ use are linked in, and the process maps no
@@ -24,7 +16,17 @@ releaseLinkerFlags += [
 if let directory = Context.environment["CARBRIDGE_STATIC_LIBSTDCXX"], !directory.isEmpty {
     releaseLinkerFlags += ["-L", directory]
 }
-let releaseLinkerSettings: [LinkerSetting] = [.unsafeFlags(releaseLinkerFlags, .when(configuration: .release))]
+// The functions a run executes first, in a few hundred contiguous pages (Linker/NAME.order, written by
+// scripts/symbol-order.sh from a callgrind profile of each executable's run): the kernel maps 64 kB around
+// every page a process touches, so hot code spread over the whole binary kept 3 MiB (carbridge) and 5 MiB
+// (carbridge-dashboard) more of it resident. Names the file has and the binary does not are skipped.
+@MainActor func releaseLinkerSettings(order: String) -> [LinkerSetting] {
+    let flags = releaseLinkerFlags + [
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/\(order).order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ]
+    return [.unsafeFlags(flags, .when(configuration: .release))]
+}
 
 let package = Package(
     name: "carbridge",
@@ -152,13 +154,13 @@ let package = Package(
         .executableTarget(
             name: "carbridge",
             dependencies: ["CarbridgeCommands"],
-            linkerSettings: releaseLinkerSettings),
+            linkerSettings: releaseLinkerSettings(order: "carbridge")),
         // `carbridge-dashboard`: the same commands with the web dashboard linked in (installed in
         // /usr/libexec/carbridge/).
         .executableTarget(
             name: "carbridge-dashboard",
             dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"],
-            linkerSettings: releaseLinkerSettings),
+            linkerSettings: releaseLinkerSettings(order: "carbridge-dashboard")),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),

@@ -121,5 +121,8 @@ echo "package: .deb $(stat -c %s "$scratch/$deb") bytes; installed $(dpkg-deb -f
 echo "package: Depends: $(dpkg-deb -f "$scratch/$deb" Depends)"
 # How much of the link order still matches the code (Linker/README.md): names the binary no longer has
 # are ignored by the linker, and the run's new functions sit among the cold ones.
-found=$(nm --defined-only "$bin" | awk 'NF == 3 { print $3 }' | sort -u | comm -12 - <(sort -u Linker/carbridge.order) | wc -l)
-echo "package: Linker/carbridge.order: $found of $(wc -l < Linker/carbridge.order) names are in /usr/bin/carbridge"
+for program in carbridge carbridge-dashboard; do
+  found=$(nm --defined-only "$scratch/release/$program" | awk 'NF == 3 { print $3 }' | sort -u |
+    comm -12 - <(sort -u "Linker/$program.order") | wc -l)
+  echo "package: Linker/$program.order: $found of $(wc -l < "Linker/$program.order") names are in $program"
+done
