@@ -52,15 +52,10 @@ if [ "$ONLY" != all ]; then
   done
 fi
 T0=$(date +%s.%N)
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 say() { echo "kernel-tests: $*"; }
-# the initramfs modules and the verdict, shared with the other QEMU stage
+# the initramfs modules, the boot, the verdict, elapsed and guest_finish, shared with the other QEMU stage
 . "$REPO/Tests/tools/qemu-guest.sh"
-finish() {  # finish PASSED FAILED : the last line, and the exit status
-  echo "$1 passed, $2 failed"
-  [ "$2" = 0 ] && [ "$1" -gt 0 ]
-  exit $?
-}
+finish() { guest_finish "" "$@"; }  # finish PASSED FAILED : the last line, and the exit status
 
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd

@@ -43,15 +43,10 @@ while [ $# -gt 0 ]; do
   esac; shift
 done
 T0=$(date +%s.%N)
-elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
 say() { echo "system: $*"; }
-# the initramfs modules and the verdict, shared with the other QEMU stage
+# the initramfs modules, the boot, the verdict, elapsed and guest_finish, shared with the other QEMU stage
 . "$REPO/Tests/tools/qemu-guest.sh"
-finish() {  # finish PASSED FAILED : the last line, and the exit status
-  echo "system: $1 passed, $2 failed"
-  [ "$2" = 0 ] && [ "$1" -gt 0 ]
-  exit $?
-}
+finish() { guest_finish "system: " "$@"; }  # finish PASSED FAILED : the last line, and the exit status
 
 # ---- 0. host tools ----
 HOST_PKGS="mmdebstrap e2fsprogs qemu-system-x86 linux-image-amd64 busybox-static kmod cpio gzip xz-utils zstd"

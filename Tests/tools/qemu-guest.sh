@@ -8,6 +8,17 @@
 
 declare -A INITRAMFS_ADDED=()
 
+# elapsed T: the seconds since T (a `date +%s.%N`), to one decimal.
+elapsed() { awk -v a="$1" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}'; }
+
+# guest_finish PREFIX PASSED FAILED: the stage's last line, "PREFIXN passed, N failed" (scripts/test.sh adds
+# it into its total), and the exit: 0 only when something passed and nothing failed.
+guest_finish() {
+  echo "$1$2 passed, $3 failed"
+  [ "$3" = 0 ] && [ "$2" -gt 0 ]
+  exit $?
+}
+
 # initramfs_add_module NAME: copies the module (uncompressed) into $IRD/modules and appends it to
 # $IRD/modules.order, resolved through modules.dep with its dependencies first, so that the
 # initramfs's init can insmod them in that order (busybox has no modprobe that reads modules.dep).

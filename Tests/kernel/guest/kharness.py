@@ -618,11 +618,40 @@ class Abort(Exception):
     pass
 
 
-class TcpCar:
-    """guest/tcpcar.c on `port`: [(receive time, line)] (its RX lines are written 200 ms after input stops, and at exit)."""
+class TcpCarLog:
+    """tcpcar's log (guest/tcpcar.c): CONNECT/EOF lines and RX lines with two CLOCK_MONOTONIC stamps."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def lines(self):
+        try:
+            with open(self.path) as f:
+                return [line.rstrip("\n").split(" ", 5) for line in f]
+        except FileNotFoundError:
+            return []
+
+    def connects(self, port):
+        return [int(p[2]) / 1e9 for p in self.lines() if p[0] == "CONNECT" and int(p[1]) == port]
+
+    def rx(self, port):
+        """[(receive time s, kernel arrival time s or None, exact stamp?, line)] in arrival order."""
+        out = []
+        for p in self.lines():
+            if p[0] == "RX" and int(p[1]) == port:
+                kernel = int(p[3])
+                out.append((int(p[2]) / 1e9, kernel / 1e9 if kernel >= 0 else None, p[4] == "1",
+                            p[5] if len(p) > 5 else ""))
+        return out
+
+
+class TcpCar(TcpCarLog):
+    """guest/tcpcar.c on `port`, started and stopped here: [(receive time, line)] (its RX lines are written
+    200 ms after input stops, and at exit)."""
 
     def __init__(self, path, port):
-        self.path, self.port, self.proc = path, port, None
+        super().__init__(path)
+        self.port, self.proc = port, None
 
     def start(self):
         tcpcar = os.path.join(HELPERS, "tcpcar")
@@ -632,13 +661,6 @@ class TcpCar:
         self.proc = subprocess.Popen([tcpcar, self.path, str(self.port)], stdout=subprocess.DEVNULL,
                                      stderr=open(self.path + ".stderr", "w"))
         return bool(wait_until(lambda: any(p[0] == "LISTEN" for p in self.lines()), 10))
-
-    def lines(self):
-        try:
-            with open(self.path) as f:
-                return [line.rstrip("\n").split(" ", 5) for line in f]
-        except FileNotFoundError:
-            return []
 
     def connected(self):
         return any(p[0] == "CONNECT" for p in self.lines())

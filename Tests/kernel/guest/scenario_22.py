@@ -21,8 +21,8 @@ Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not de
 import os, re, shutil, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
-from kharness import Carbridge, monotonic
-from scenarios import TcpCarLog, lat_events, plug_pad, write_stream
+from kharness import Carbridge, TcpCarLog, monotonic
+from scenarios import lat_events, plug_pad, write_stream
 
 TITLE = "release start-up: exec -> link up / first frame; 500 Hz with max_in_flight 2: frames coalesced, held frames' wait"
 PORT = 7022

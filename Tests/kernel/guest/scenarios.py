@@ -10,7 +10,7 @@ import grp, os, re, signal, subprocess, sys, time, traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evdev import ecodes as e
 import kharness as k
-from kharness import Abort, Car, Carbridge, MotionSensor, Pad, Scenario, StubAccelerometer, console, dedup, monotonic
+from kharness import Abort, Car, Carbridge, MotionSensor, Pad, Scenario, StubAccelerometer, TcpCarLog, console, dedup, monotonic
 
 FLUSH_DONE_AFTER_SIGTERM_S = 0.5   # SIGTERM -> "shutdown: E,0,0,0 delivered" (measured 60-70 ms)
 EXIT_AFTER_SIGTERM_S = 1.0         # SIGTERM -> exit; a flush that waits out its 1 s window alone takes longer
@@ -643,33 +643,6 @@ def lat_events():
     out = out[1:] + [(e.ABS_RZ, 0, 0, out[-1][3])]   # snake from (-1, 0) on, then S 230 -> 0 at A = -2
     return [(code, value, "%s,%d,%d,1" % ("L" if a < 0 else "R" if a > 0 else "M", a, speed))
             for code, value, speed, a in out]
-
-
-class TcpCarLog:
-    """tcpcar's log (guest/tcpcar.c): CONNECT/EOF lines and RX lines with two CLOCK_MONOTONIC stamps."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def lines(self):
-        try:
-            with open(self.path) as f:
-                return [line.rstrip("\n").split(" ", 5) for line in f]
-        except FileNotFoundError:
-            return []
-
-    def connects(self, port):
-        return [int(p[2]) / 1e9 for p in self.lines() if p[0] == "CONNECT" and int(p[1]) == port]
-
-    def rx(self, port):
-        """[(receive time s, kernel arrival time s or None, exact stamp?, line)] in arrival order."""
-        out = []
-        for p in self.lines():
-            if p[0] == "RX" and int(p[1]) == port:
-                kernel = int(p[3])
-                out.append((int(p[2]) / 1e9, kernel / 1e9 if kernel >= 0 else None, p[4] == "1",
-                            p[5] if len(p) > 5 else ""))
-        return out
 
 
 def cpu_seconds(pid):
