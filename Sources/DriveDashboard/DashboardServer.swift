@@ -25,7 +25,7 @@ package final class DashboardServer: @unchecked Sendable {
     private let metrics: DashboardMetrics
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
-    private var taskEnd: ServerTaskEnd?
+    private var taskEnd: Handoff<Bool>?
 
     /// Creates a server (nothing listens until `start`).
     package init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
@@ -40,7 +40,7 @@ package final class DashboardServer: @unchecked Sendable {
     package func start(address: ListenAddress) throws -> Int {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         self.group = group
-        let outcome = StartOutcome()
+        let outcome = Handoff<Result<Int, DashboardError>>()
         let wsConfiguration = WebSocketServerConfiguration(
             maxFrameSize: ClientMessage.frameLimit, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2))
         let app = Application(
@@ -54,10 +54,10 @@ package final class DashboardServer: @unchecked Sendable {
             onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? address.port)) },
             eventLoopGroupProvider: .shared(group),
             logger: Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() })
-        let end = ServerTaskEnd()
+        let end = Handoff<Bool>()
         taskEnd = end
         task = Task.detached {
-            defer { end.finish() }
+            defer { end.finish(true) }
             do {
                 try await app.run()
                 outcome.finish(.failure(DashboardError("the server stopped")))
@@ -304,49 +304,27 @@ package struct DashboardError: Error, CustomStringConvertible, Sendable {
     init(_ description: String) { self.description = description }
 }
 
-/// That the server's task has returned, for `stop`.
-private final class ServerTaskEnd: @unchecked Sendable {
+/// A value handed from the server's task to a waiting thread, the first one only: "listening on port N"
+/// or "failed" for `start`, and that the task has returned for `stop`.
+private final class Handoff<Value: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
-    private var ended = false
+    private var value: Value?
 
-    func finish() {
+    func finish(_ newValue: Value) {
         lock.withLock {
-            ended = true
+            if value == nil { value = newValue }
             lock.broadcast()
         }
     }
 
-    /// Whether the task ended within `seconds`.
-    func wait(seconds: Int64) -> Bool {
+    /// The value, or nil when none came within `seconds`.
+    func wait(seconds: Int64) -> Value? {
         let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds() + seconds * 1_000_000_000)
         return lock.withLock {
-            while !ended {
+            while value == nil {
                 if !lock.wait(until: deadline) { break }
             }
-            return ended
-        }
-    }
-}
-
-/// The first of "listening on port N" and "failed", handed from the server's task to `start`.
-private final class StartOutcome: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var result: Result<Int, DashboardError>?
-
-    func finish(_ outcome: Result<Int, DashboardError>) {
-        lock.withLock {
-            if result == nil { result = outcome }
-            lock.broadcast()
-        }
-    }
-
-    func wait(seconds: Int64) -> Result<Int, DashboardError>? {
-        let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds() + seconds * 1_000_000_000)
-        return lock.withLock {
-            while result == nil {
-                if !lock.wait(until: deadline) { break }
-            }
-            return result
+            return value
         }
     }
 }
