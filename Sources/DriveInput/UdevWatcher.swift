@@ -72,6 +72,10 @@ public final class UdevWatcher {
         defer { udev_enumerate_unref(enumeration) }
         _ = udev_enumerate_add_match_subsystem(enumeration, "input")
         _ = udev_enumerate_add_match_subsystem(enumeration, "iio")
+        // Only the nodes `describe` takes: libudev skips the others by their directory entry's name,
+        // before it builds a device (inputN, mouseN, jsN, mice: each a path walk and a udev database read).
+        _ = udev_enumerate_add_match_sysname(enumeration, "event*")
+        _ = udev_enumerate_add_match_sysname(enumeration, "iio:device*")
         guard udev_enumerate_scan_devices(enumeration) >= 0 else { return [] }
         var result: [InputDeviceDescriptor] = []
         var entry = udev_enumerate_get_list_entry(enumeration)

@@ -53,6 +53,8 @@ public final class Bridge {
 
     /// The drive state right now.
     public var state: DriveState { machine.state }
+    /// True while the link is up (the machine has seen `.linkUp` and no loss since).
+    public var linkIsUp: Bool { machine.linkIsUp }
 
     /// Starts the link (connecting in the background).
     public func start() {

@@ -60,11 +60,13 @@ final class InputService: RunService {
                 self?.bridge.apply(.inputLost)
                 self?.onReplayFinished()
             }
-            // Let the link come up first so the recording's first frames are not lost.
+            // Let the link come up first so the recording's first frames are not lost. The link starts
+            // before this service, and a link that is up at once (stdout) is up already.
             bridge.onLinkUp = { [weak inputs] in
                 guard let inputs, !inputs.isReplaying else { return }
                 inputs.startReplay(recording)
             }
+            if bridge.linkIsUp { inputs.startReplay(recording) }
         } else {
             do {
                 try inputs.startWatching()

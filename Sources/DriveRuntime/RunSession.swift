@@ -11,7 +11,8 @@ import Logging
 /// always ends with the car stopped.
 ///
 /// The services, started in this order and stopped in reverse (`ServiceGroup`): the terminal (keyboard and live view), the job-control signals, the extensions (the dashboard),
-/// the input devices, the link, systemd's notifications. Everything the session touches outside
+/// the link, the input devices, systemd's notifications. The link comes before the inputs so its
+/// connection (a radio's RFCOMM handshake, a TCP one) is under way while the devices are enumerated. Everything the session touches outside
 /// itself comes from its `RunEnvironment` (loop, fds, signals, job control, link, systemd), so tests
 /// run the same session on a manual clock.
 ///
@@ -135,8 +136,8 @@ public final class RunSession {
             SignalService(Self.jobControlSignals, from: environment.signals, to: received),
         ]
         services += extensions.map { ExtensionService($0, bridge: bridge, model: model, loop: loop) }
-        services += [inputs, LinkService(bridge: bridge)] as [any RunService]
-        if let notifier = environment.makeSystemdNotifier(loop) {
+        services += [LinkService(bridge: bridge), inputs] as [any RunService]
+        if let notifier = try environment.makeSystemdNotifier(loop) {
             services.append(SystemdService(notifier: notifier, model: model, logger: logger))
         }
         let group = ServiceGroup(services)

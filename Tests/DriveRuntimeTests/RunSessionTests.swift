@@ -234,7 +234,7 @@ final class RunSessionTests: XCTestCase {
         let session = try makeSession(extensions: [RecordingExtension { [unowned self] in events.append($0) }], systemd: true)
         try session.start()
         XCTAssertEqual(
-            session.services?.services.map(\.name), ["terminal", "signals", "RecordingExtension", "inputs", "link", "systemd"])
+            session.services?.services.map(\.name), ["terminal", "signals", "RecordingExtension", "link", "inputs", "systemd"])
         XCTAssertTrue(link.started)
         XCTAssertTrue(Self.isRaw(slave), "the terminal service took the keyboard")
         // The stop signals are watched before anything starts; SIGTTIN/SIGTTOU only once the terminal is set up.
@@ -262,6 +262,20 @@ final class RunSessionTests: XCTestCase {
         XCTAssertTrue(link.frames.isEmpty)
         XCTAssertFalse(Self.isRaw(slave), "the terminal, started before the failing service, was restored")
         XCTAssertEqual(events, [], "the failing extension is not stopped (it never started)")
+    }
+
+    func testInputsThatFailToStartCloseTheLinkThatStartedBeforeThemAndNothingIsSent() throws {
+        var options = RunSession.Options()
+        options.replay = try EvemuRecording.parse("# EVEMU 1.3\nN: Empty\nI: 0003 045e 028e 0110\n")
+        let session = try makeSession(options: options) { $0.devices.mappingDB = "/nonexistent/gamecontrollerdb.txt" }
+        XCTAssertThrowsError(try session.start()) { error in
+            XCTAssertTrue("\(error)".hasPrefix("cannot read the GameControllerDB file /nonexistent/gamecontrollerdb.txt"), "\(error)")
+        }
+        XCTAssertTrue(link.started, "the link starts before the inputs")
+        XCTAssertEqual(link.shutdownCalls, [.zero], "and is closed at once when they fail")
+        try loop.advance(by: .seconds(1))
+        XCTAssertTrue(link.frames.isEmpty, "nothing was sent")
+        XCTAssertFalse(Self.isRaw(slave), "the terminal was restored")
     }
 
     func testGroupStopsStartedServicesInReverseOnceAndAnnouncesShutdownOnce() throws {
