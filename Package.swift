@@ -57,7 +57,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
-        // Thin system-library modules: module map + shim.h only.
+        // Thin system-library modules: module map + shim.h only (CSDBus, below, is a C target).
         .systemLibrary(name: "CLinux", path: "Sources/CLinux"),
         .systemLibrary(
             name: "CEvdev", path: "Sources/CEvdev", pkgConfig: "libevdev",
@@ -68,12 +68,9 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
-        .systemLibrary(
-            name: "CSystemd", path: "Sources/CSystemd", pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]),
-        .systemLibrary(
-            name: "CSDBus", path: "Sources/CSDBus", pkgConfig: "libsystemd",
-            providers: [.apt(["libsystemd-dev"])]),
+        // sd-bus, forwarded to libsystemd.so.0 loaded on first use (dlopen): only D-Bus (BlueZ) needs it, and
+        // linking it mapped seven libraries at every start. Needs libsystemd-dev's header only.
+        .target(name: "CSDBus", path: "Sources/CSDBus"),
 
         // Pure logic: no I/O, no Foundation.
         .target(name: "DriveCore"),
@@ -120,7 +117,7 @@ let package = Package(
             name: "DriveRuntime",
             dependencies: [
                 "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
-                "DriveTerminal", "CLinux", "CSystemd", "DriveBluetooth",
+                "DriveTerminal", "CLinux", "DriveBluetooth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,

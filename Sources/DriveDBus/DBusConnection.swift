@@ -32,9 +32,15 @@ package final class DBusConnection {
     package private(set) var isOpen = true
 
     /// Connects to `bus` (the connection completes on the loop; calls made meanwhile are queued).
-    /// Throws a `DBusError` named `carbridge.Error.NoBus` when there is no such bus at all.
+    /// Throws a `DBusError` named `carbridge.Error.NoBus` when there is no such bus at all, or no libsystemd.
     package init(loop: EventLoop, bus which: Bus = .system) throws(DBusError) {
         self.loop = loop
+        if let reason = carbridge_sd_bus_load_error() {
+            // sd-bus is libsystemd's, loaded on first use (CSDBus): say why it is not there.
+            throw DBusError(
+                name: "carbridge.Error.NoBus",
+                message: "cannot talk D-Bus without libsystemd (\(String(cString: reason))); install libsystemd0")
+        }
         var opened: OpaquePointer?
         var rc: Int32
         switch which {

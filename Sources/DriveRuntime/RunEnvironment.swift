@@ -21,13 +21,13 @@ public struct RunEnvironment {
     /// Makes the link to the car from the config.
     public var makeLink: (CarbridgeConfig, EventLoop) throws -> any CarLink
     /// systemd's notifier, when the process runs as a `Type=notify` service; nil otherwise.
-    public var makeSystemdNotifier: (EventLoop) -> SystemdNotifier?
+    public var makeSystemdNotifier: (EventLoop) throws -> SystemdNotifier?
 
     /// An environment of the caller's making (tests).
     public init(
         loop: EventLoop, keyboardFD: Int32, screenFD: Int32, signals: any SignalSource, jobControl: any JobControl,
         makeLink: @escaping (CarbridgeConfig, EventLoop) throws -> any CarLink = RunEnvironment.linkFromConfig,
-        makeSystemdNotifier: @escaping (EventLoop) -> SystemdNotifier? = { _ in nil }
+        makeSystemdNotifier: @escaping (EventLoop) throws -> SystemdNotifier? = { _ in nil }
     ) {
         self.loop = loop
         self.keyboardFD = keyboardFD

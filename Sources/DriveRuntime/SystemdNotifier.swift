@@ -1,14 +1,13 @@
-import CSystemd
 import DriveCore
 import DriveSystem
 
-/// systemd's service notifications (sd_notify(3), libsystemd) for `carbridge run` as a `Type=notify`
+/// systemd's service notifications (sd_notify(3), through `SystemdNotifySocket`) for `carbridge run` as a `Type=notify`
 /// service (config/carbridge.service, config/carbridge@.service):
 ///
 /// - `READY=1` (with the first `STATUS=`) from the event loop's first turn: the service counts as
 ///   started once the loop runs, not when the process exists.
 /// - `WATCHDOG=1` from a timer on the event loop every half `WATCHDOG_USEC` (`WatchdogSec=`), only when
-///   the watchdog is meant for this process (`sd_watchdog_enabled`, which checks `WATCHDOG_PID`). The
+///   the watchdog is meant for this process (`WATCHDOG_PID`, as `sd_watchdog_enabled` checks it). The
 ///   pings come from the loop itself, so a loop that hangs stops them: systemd kills the process and
 ///   restarts it, and the new process's safety handshake stops the car.
 /// - `STATUS=engine on, speed 40 forward, link up` (`systemctl status`): sent when the engine, the
@@ -17,7 +16,7 @@ import DriveSystem
 /// - `STOPPING=1` when the run starts shutting down.
 ///
 /// Without `NOTIFY_SOCKET` (not under systemd) there is no notifier at all: no timer, no wake-up.
-/// `sd_notify` writes one datagram to systemd's socket; it does not block as long as PID 1 reads it.
+/// A message is one datagram to systemd's socket; it does not block as long as PID 1 reads it.
 public final class SystemdNotifier {
     /// How often `WATCHDOG=1` is sent (half the watchdog timeout); nil when there is no watchdog.
     public let watchdogInterval: Duration?
@@ -43,13 +42,14 @@ public final class SystemdNotifier {
     }
 
     /// The notifier for this process when systemd asked for notifications (`NOTIFY_SOCKET` is set),
-    /// with the watchdog when `sd_watchdog_enabled` says it is for this process; nil otherwise.
-    public static func forThisProcess(loop: EventLoop) -> SystemdNotifier? {
-        guard JournalStream.environment("NOTIFY_SOCKET") != nil else { return nil }
-        var usec: UInt64 = 0
-        let watchdog: Duration? = sd_watchdog_enabled(0, &usec) > 0 && usec > 0 ? .microseconds(Int64(clamping: usec)) : nil
-        return SystemdNotifier(loop: loop, watchdogTimeout: watchdog) { message in
-            _ = message.withCString { sd_notify(0, $0) }
+    /// with the watchdog when `WATCHDOG_USEC` is for this process (`WATCHDOG_PID`); nil otherwise.
+    /// Throws a `CarbridgeError` naming a variable whose value is not what systemd sets.
+    public static func forThisProcess(loop: EventLoop) throws -> SystemdNotifier? {
+        guard let socket = try SystemdNotifySocket.fromEnvironment() else { return nil }
+        return SystemdNotifier(loop: loop, watchdogTimeout: try SystemdNotifySocket.watchdogTimeout()) { message in
+            // As with sd_notify(3), a message systemd cannot take is its to notice: a missed READY=1
+            // fails the start, missed pings end in the watchdog's kill, both in the journal.
+            try? socket.send(message)
         }
     }
 

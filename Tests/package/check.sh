@@ -73,8 +73,8 @@ check "/etc/carbridge/carbridge.toml is a conffile" $? "conffiles: $(cat "$tmp/c
 
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "  Depends: $depends"
-[[ $depends == *libevdev2* && $depends == *libudev1* && $depends == *libc6* ]]
-check "Depends (dpkg-shlibdeps) names libevdev2, libudev1 and libc6" $? "Depends: '$depends'"
+[[ $depends == *libevdev2* && $depends == *libudev1* && $depends == *libc6* && $depends == *libsystemd0* ]]
+check "Depends (dpkg-shlibdeps) names libevdev2, libudev1 and libc6, and debian/control libsystemd0" $? "Depends: '$depends'"
 
 dpkg-deb -x "$deb" "$tmp/root"
 bin=$tmp/root/usr/bin/carbridge
@@ -87,6 +87,9 @@ dashboard=$tmp/root/usr/libexec/carbridge/carbridge-dashboard
 swiftlibs=$(ldd "$bin" "$dashboard" 2>&1 | grep -Ei 'libswift|libFoundation|libdispatch|libstdc\+\+|not found')
 [ -z "$swiftlibs" ]
 check "the binaries need no Swift runtime library and no libstdc++.so (ldd)" $? "$swiftlibs"
+# libsystemd (and the six libraries it links) is loaded only for D-Bus (dlopen in Sources/CSDBus): not at start.
+! readelf -d "$bin" | grep -q 'NEEDED.*libsystemd'
+check "carbridge does not link libsystemd (readelf -d: no NEEDED entry)" $? "$(readelf -d "$bin" | grep NEEDED | tr -s ' ' | tr '\n' ' ')"
 # The dashboard's code is only in carbridge-dashboard (Swift symbols name their module).
 ! grep -q HummingbirdCore "$bin" && grep -q HummingbirdCore "$dashboard"
 check "Hummingbird is linked into carbridge-dashboard only" $?
