@@ -6,7 +6,10 @@ binary) is started against the TCP car (guest/tcpcar.c): exec -> the car's accep
 the handshake's arrival (the first frame), from the car's CLOCK_MONOTONIC stamps against the time
 taken just before the exec. Once from where run.sh put it (a 9p share: its pages come from the host at
 every fault), then STARTS times from a copy in the guest's tmpfs (the first of those with cold shared
-libraries). Reported as METRIC lines.
+libraries). Reported as METRIC lines. Then where that time goes, each part a median of three: the exec of a
+static binary (busybox true), of a dynamic one (/bin/true: the loader and libc), `carbridge --version`
+(its libraries, the Swift runtime, argument-parser's parse) and a run that replays an empty recording
+(the config and the link, without udev's enumeration).
 
 The rule: a uinput pad streams scenario 11's reports (every one changes the steering range A or the
 speed S, so every one is a motion frame) at 500 Hz to the car with the default max_in_flight (2). A
@@ -27,6 +30,7 @@ from scenarios import lat_events, plug_pad, write_stream
 TITLE = "release start-up: exec -> link up / first frame; 500 Hz with max_in_flight 2: frames coalesced, held frames' wait"
 PORT = 7022
 STARTS = 3
+FLOOR_RUNS = 3              # starts per part of the start-up breakdown
 HELD_EVENTS = 2100          # reports streamed at HELD_RATE_HZ (issue 17's run: 2,100 range frames)
 HELD_RATE_HZ = 500
 HELD_MAX_STREAM_S = 12.0
@@ -95,6 +99,44 @@ def run(sc):
         sc.metric("startup_exec_to_first_frame_local", k.percentile(first_frame[1:], 50), "ms")
     k.console("NOTE: s22 exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs (goal < 200 ms in the guest)"
               % (share_connected[0], ", ".join("%.0f" % c for c in connected)))
+
+    # -- where the start-up goes: floors and parts, each the median of FLOOR_RUNS (exec -> exit or -> the
+    # car's accept). Under TCG every block of code runs translated first, so a start costs by the breadth
+    # of the code it runs and the libraries it maps, which these separate.
+    def exec_to_exit(argv):
+        times = []
+        for _ in range(FLOOR_RUNS):
+            t = monotonic()
+            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
+            times.append((monotonic() - t) * 1000.0)
+        return k.percentile(times, 50)
+    busybox = shutil.which("busybox")
+    floors = [("startup_floor_static_true", [busybox, "true"] if busybox else None),   # exec of a static binary
+              ("startup_floor_dynamic_true", ["/bin/true"]),                            # + the loader and libc
+              ("startup_version_exit", [local, "--version"])]                           # + carbridge's libraries, the Swift runtime, argument-parser
+    parts = []
+    for name, argv in floors:
+        if argv:
+            parts.append((name, exec_to_exit(argv)))
+            sc.metric(name, parts[-1][1], "ms")
+    # + the config and the link, without udev: a replay of an empty recording (the run ends with it)
+    empty = os.path.join(sc.work, "empty.evemu")
+    with open(empty, "w") as f:
+        f.write("# EVEMU 1.3\nN: Empty\nI: 0003 045e 028e 0110\n")
+    replay_connected = []
+    for n in range(FLOOR_RUNS):
+        before = len(log.connects(PORT))
+        t = monotonic()
+        proc = subprocess.Popen([local, "run", "--config", os.path.join(sc.work, "local0", "carbridge.toml"),
+                                 "--no-keyboard", "--no-view", "--replay", empty],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if k.wait_until(lambda: len(log.connects(PORT)) > before or proc.poll() is not None, 45) and len(log.connects(PORT)) > before:
+            replay_connected.append((log.connects(PORT)[-1] - t) * 1000.0)
+        sc.check(proc.wait(10) == 0, "start-up part %d: a run replaying an empty recording connects and exits 0" % n)
+    if replay_connected:
+        parts.append(("startup_exec_to_connected_without_udev", k.percentile(replay_connected, 50)))
+        sc.metric(parts[-1][0], parts[-1][1], "ms")
+    k.console("NOTE: s22 start-up parts (median of %d): %s" % (FLOOR_RUNS, ", ".join("%s %.0f ms" % p for p in parts)))
 
     # -- the kernel-queue rule at 500 Hz with max_in_flight 2
     os.makedirs(os.path.join(sc.work, "held"), exist_ok=True)
