@@ -49,8 +49,9 @@ public struct SystemdNotifySocket: Sendable {
         withUnsafeMutableBytes(of: &target.sun_path) { raw in
             for (index, byte) in path.enumerated() { raw[index] = byte }
         }
-        // An abstract name's length is exact (no terminating NUL); a path's includes the NUL.
-        let length = MemoryLayout<sa_family_t>.size + path.count + (path.first == 0 ? 0 : 1)
+        // The address's length without a terminating NUL, as systemd's own standalone sd_notify passes it
+        // (exact for an abstract name; the kernel takes a path either way).
+        let length = MemoryLayout<sa_family_t>.size + path.count
         var bytes = Array(message.utf8)
         let sent = withUnsafePointer(to: &target) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in

@@ -226,6 +226,26 @@ final class SystemdNotifyTests: XCTestCase {
         XCTAssertFalse(process.stderr.contains("watchdog"), process.stderr)
     }
 
+    /// A `NOTIFY_SOCKET` or `WATCHDOG_USEC` that systemd would not set is a clear error before anything
+    /// connects (it was ignored by libsystemd's sd_notify, so a service under it never became ready).
+    func testABadNotifySocketOrWatchdogValueIsAnErrorBeforeTheCarConnects() throws {
+        let notify = try NotifySocket()
+        let car = try CarListener()
+        defer { car.stop(); notify.stop() }
+        for (environment, message) in [
+            (["NOTIFY_SOCKET": "run/systemd/notify"],
+             "carbridge: NOTIFY_SOCKET=run/systemd/notify: not an absolute path or an @abstract socket name"),
+            (["WATCHDOG_USEC": "2s"], "carbridge: WATCHDOG_USEC=2s: not a positive number of microseconds"),
+        ] {
+            let (terminal, process) = try start(notify, car: car, environment: environment)
+            defer { terminal.closeAll() }
+            XCTAssertEqual(process.waitForExit(), 1, process.stderr)
+            XCTAssertTrue(process.stderr.contains(message), process.stderr)
+        }
+        XCTAssertEqual(car.connectionCount, 0, "nothing connected to the car")
+        XCTAssertTrue(notify.messages.isEmpty)
+    }
+
     /// The process is stopped (SIGSTOP, as a hang would): no pings; SIGCONT: they resume.
     func testStoppedProcessSendsNoPings() throws {
         let notify = try NotifySocket()
