@@ -1,5 +1,6 @@
 import DriveRuntime
 import DriveSystem
+import DriveTestSupport
 import Foundation
 import Glibc
 import Logging
@@ -25,14 +26,7 @@ final class JournalLogTests: XCTestCase {
         logger.critical("c")
         XCTAssertTrue(sink.drain(within: .seconds(2)))
         close(fds[1])
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fds[0], &buffer, buffer.count)
-            if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
+        return readText(until: fds[0]).split(separator: "\n").map(String.init)
     }
 
     func testTheJournalGetsPrioritiesAndNoTime() throws {

@@ -209,16 +209,7 @@ final class RunSessionTests: XCTestCase {
     }
 
     /// What the view wrote to the terminal so far.
-    private func screenText() -> String {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(master, &buffer, buffer.count)
-            if count <= 0 { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    private func screenText() -> String { readText(until: master) }
 
     /// Types `text` on the terminal and waits (on the fd, not on time) until carbridge's side can read it.
     private func type(_ text: String) throws {

@@ -1,6 +1,7 @@
 import DriveCore
 import DriveLink
 import DriveSystem
+import Glibc
 
 // Helpers shared by the test targets (a regular target only tests depend on).
 
@@ -46,3 +47,16 @@ package final class LinkRecorder {
     }
 }
 
+
+/// Everything `fd` gives until a read returns 0 (the end: a pipe whose write end is closed) or fails
+/// (nothing more for now: `EAGAIN` on a non-blocking fd), as UTF-8 text.
+package func readText(until fd: Int32) -> String {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let count = Glibc.read(fd, &buffer, buffer.count)
+        if count <= 0 { break }
+        bytes += buffer[0..<count]
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}

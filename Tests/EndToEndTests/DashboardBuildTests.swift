@@ -138,13 +138,8 @@ final class DashboardBuildTests: XCTestCase {
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n <= 0 { break }
-            response += buffer[0..<n]
-        }
+        // `Connection: close`: the server ends the response by closing.
+        let response = FileHandle(fileDescriptor: fd, closeOnDealloc: false).readDataToEndOfFile()
         return String(decoding: response, as: UTF8.self)
     }
 }
