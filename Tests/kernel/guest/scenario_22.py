@@ -120,19 +120,24 @@ def run(sc):
             parts.append((name, exec_to_exit(argv)))
             sc.metric(name, parts[-1][1], "ms")
     # + the config and the link, without udev: a replay of an empty recording (the run ends with it)
-    empty = os.path.join(sc.work, "empty.evemu")
+    empty, parts_config = os.path.join(sc.work, "empty.evemu"), os.path.join(sc.work, "parts.toml")
     with open(empty, "w") as f:
         f.write("# EVEMU 1.3\nN: Empty\nI: 0003 045e 028e 0110\n")
+    with open(parts_config, "w") as f:
+        f.write(cfg)
     replay_connected = []
     for n in range(FLOOR_RUNS):
         before = len(log.connects(PORT))
         t = monotonic()
-        proc = subprocess.Popen([local, "run", "--config", os.path.join(sc.work, "local0", "carbridge.toml"),
-                                 "--no-keyboard", "--no-view", "--replay", empty],
+        proc = subprocess.Popen([local, "run", "--config", parts_config, "--no-keyboard", "--no-view", "--replay", empty],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if k.wait_until(lambda: len(log.connects(PORT)) > before or proc.poll() is not None, 45) and len(log.connects(PORT)) > before:
+        k.wait_until(lambda: len(log.connects(PORT)) > before or proc.poll() is not None, 45)
+        connected = len(log.connects(PORT)) > before
+        if connected:
             replay_connected.append((log.connects(PORT)[-1] - t) * 1000.0)
-        sc.check(proc.wait(10) == 0, "start-up part %d: a run replaying an empty recording connects and exits 0" % n)
+        status = proc.wait(10)
+        sc.check(connected and status == 0, "start-up part %d: a run replaying an empty recording connects and exits 0" % n,
+                 "connected %s, exit status %s" % (connected, status))
     if replay_connected:
         parts.append(("startup_exec_to_connected_without_udev", k.percentile(replay_connected, 50)))
         sc.metric(parts[-1][0], parts[-1][1], "ms")
