@@ -47,6 +47,15 @@ public struct FeedbackPlanner: Sendable {
         self.warningLead = warningLead
     }
 
+    /// False for a control that never calls for a cue (`handle` returns nothing for it whatever the state):
+    /// every control but lost input and Speed+.
+    public static func answers(_ control: Control) -> Bool {
+        switch control {
+        case .inputLost, .speedUp: return true
+        default: return false
+        }
+    }
+
     /// The cues `event` at `now` calls for (in order).
     public mutating func handle(_ event: BridgeEvent, at now: Instant) -> [FeedbackEvent] {
         switch event {

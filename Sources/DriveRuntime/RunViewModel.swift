@@ -16,8 +16,12 @@ public final class RunViewModel: BridgeObserver {
     }
     /// Called after anything shown has changed.
     @exclusivity(unchecked) public var onChange: (() -> Void)?
-    /// Every state, link change and applied control as the bridge reports them (the pad's rumble follows them).
+    /// The bridge's events the feedback can answer (the pad's rumble follows them): every link change, a state
+    /// whose engine or speed differs from the last one told, and the controls `FeedbackPlanner.answers(_:)`.
+    /// A report that only steers tells nothing (it was two calls into the planner per input report).
     @exclusivity(unchecked) public var onBridgeEvent: ((BridgeEvent) -> Void)?
+    /// The engine and speed of the last state told to `onBridgeEvent` (nil: none yet).
+    @exclusivity(unchecked) private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
     /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
     @exclusivity(unchecked) public var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
@@ -83,7 +87,10 @@ public final class RunViewModel: BridgeObserver {
     // MARK: BridgeObserver
 
     public func bridge(_ bridge: Bridge, stateIs state: DriveState) {
-        onBridgeEvent?(.state(state))
+        if let onBridgeEvent, toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed {
+            toldEngineAndSpeed = (state.engineOn, state.speed)
+            onBridgeEvent(.state(state))
+        }
         guard state != snapshot.state else { return }
         snapshot.state = state
         changed()
@@ -102,7 +109,7 @@ public final class RunViewModel: BridgeObserver {
     }
 
     public func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {
-        onBridgeEvent?(.applied(control))
+        if let onBridgeEvent, FeedbackPlanner.answers(control) { onBridgeEvent(.applied(control)) }
     }
 
     public func bridge(_ bridge: Bridge, received line: CarLine) {

@@ -48,4 +48,33 @@ final class FeedbackPlannerTests: XCTestCase {
         XCTAssertNil(planner.nextDeadline)
         XCTAssertEqual(planner.tick(at: next.advanced(by: .seconds(170))), [])
     }
+
+    /// `answers(_:)` lets the run's view model skip the planner for controls (a steering report) that never
+    /// call for a cue: for every other control, in every state the planner can be in, `handle` says nothing.
+    func testOnlyTheControlsItAnswersCallForACue() {
+        let controls: [Control] = [
+            .engine, .speedUp, .speedDown, .gear, .function(1), .function(5), .steer(-90), .steer(0), .steer(42),
+            .setSpeed(0), .setSpeed(240), .deadman(held: true), .deadman(held: false), .inputLost, .inputRestored,
+            .linkLost, .linkUp, .suspend, .shutdown,
+        ]
+        let states = [state(engine: false), state(engine: true), state(engine: true, speed: 30), state(engine: true, speed: 240)]
+        for control in controls {
+            var cues = 0
+            for before in states {
+                for link in [true, false] {
+                    var planner = FeedbackPlanner(maxSpeed: 30, sessionLimit: .seconds(60))
+                    _ = planner.handle(.link(up: link), at: t0)
+                    _ = planner.handle(.state(before), at: t0)
+                    let said = planner.handle(.applied(control), at: t0)
+                    cues += said.count
+                    if !FeedbackPlanner.answers(control) {
+                        XCTAssertEqual(said, [], "\(control) after \(before), link \(link): not skippable")
+                    }
+                }
+            }
+            if FeedbackPlanner.answers(control) {
+                XCTAssertGreaterThan(cues, 0, "\(control) is answered in some state (else it need not be told)")
+            }
+        }
+    }
 }

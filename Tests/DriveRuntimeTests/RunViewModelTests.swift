@@ -74,6 +74,40 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertGreaterThan(model.snapshot.framesSent, 3)
     }
 
+    /// The feedback hears every link change, a state only when the engine or the speed changed, and only the
+    /// controls the planner answers: a report that only steers costs it nothing.
+    func testTheFeedbackHearsEngineSpeedLinkAndTheControlsItAnswers() {
+        var heard: [BridgeEvent] = []
+        model.onBridgeEvent = { heard.append($0) }
+        link.set(.up)
+        XCTAssertEqual(heard.first, .link(up: true))
+        heard.removeAll()
+        bridge.apply(.engine)
+        XCTAssertEqual(heard.map(Self.kind), ["state engine on 0"], "the engine went on")
+        heard.removeAll()
+        bridge.apply(.steer(40))
+        bridge.apply(.steer(-40))
+        bridge.apply(.gear)
+        XCTAssertEqual(heard, [], "steering and gear change neither the engine nor the speed")
+        bridge.apply(.speedUp)
+        XCTAssertEqual(heard.map(Self.kind), ["applied speedUp", "state engine on 10"])
+        heard.removeAll()
+        bridge.apply(.steer(10))
+        bridge.apply(.inputLost)
+        XCTAssertEqual(heard.map(Self.kind), ["applied inputLost", "state engine on 0"], "lost input stops the car")
+        heard.removeAll()
+        link.set(.down(reason: "test"))
+        XCTAssertEqual(heard.first, .link(up: false))
+    }
+
+    private static func kind(_ event: BridgeEvent) -> String {
+        switch event {
+        case .state(let state): return "state engine \(state.engineOn ? "on" : "off") \(state.speed)"
+        case .link(let up): return "link \(up)"
+        case .applied(let control): return "applied \(control)"
+        }
+    }
+
     func testSteeringWithTheEngineOffShowsTheAngleAndSendsNothing() {
         link.set(.up)
         bridge.apply(.steer(40))
