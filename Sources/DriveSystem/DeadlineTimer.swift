@@ -5,17 +5,29 @@ import DriveCore
 ///
 /// `action` runs at the deadline; by then the timer is disarmed (`deadline` is nil), so the action
 /// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly.
+///
+/// A deadline that moves later leaves the loop's timer where it is: it fires early once, finds the
+/// deadline still ahead and moves there. The stream period restarts with every frame, so a pad's report
+/// moved the bridge's deadline later every time, and each move was a cancel and a schedule on the loop
+/// (a search, an array shift and an insert); now it is a comparison. An earlier deadline re-schedules at once.
 public final class DeadlineTimer {
     private let loop: EventLoop
     private let action: () -> Void
     @exclusivity(unchecked) private var timer: EventLoop.TimerID?
+    /// When the loop's timer is due (nil: none is scheduled): `deadline` or earlier, never later.
+    @exclusivity(unchecked) private var scheduled: Instant?
     /// The instant the timer is armed at; nil when it is not armed.
     @exclusivity(unchecked) public private(set) var deadline: Instant?
+    /// What the loop runs when the timer is due, made once so that scheduling allocates no closure. It holds
+    /// the timer unowned (no side table, so no slow reference counting): `deinit` cancels the loop's timer,
+    /// so the loop never runs it for a timer that is gone.
+    @exclusivity(unchecked) private var fire: () -> Void = {}
 
     /// A disarmed timer on `loop` that will run `action` at each deadline it is armed at.
     public init(loop: EventLoop, action: @escaping () -> Void) {
         self.loop = loop
         self.action = action
+        fire = { [unowned self] in self.due() }
     }
 
     deinit {
@@ -25,25 +37,34 @@ public final class DeadlineTimer {
     /// Arms the timer at `deadline` (nil: disarms it); nothing happens when it is already armed there.
     public func arm(at deadline: Instant?) {
         if deadline == self.deadline { return }
-        cancel()
-        guard let deadline else { return }
+        guard let deadline else { return cancel() }
         self.deadline = deadline
+        if let scheduled, scheduled <= deadline { return }
+        if let timer { loop.cancel(timer) }
+        scheduled = deadline
         timer = loop.schedule(at: deadline, fire)
     }
 
-    /// What the loop runs at the deadline: made once, so re-arming (after every frame, the stream
-    /// period restarts) allocates no closure.
-    private lazy var fire: () -> Void = { [weak self] in
-        guard let self else { return }
-        self.timer = nil
+    /// The loop's timer is due: the action runs when the deadline has come, else the timer moves on to it.
+    private func due() {
+        timer = nil
+        scheduled = nil
+        guard let deadline else { return }
+        // The loop fires what is due by this turn's instant; the same instant decides here.
+        if deadline > loop.turnTime() {
+            scheduled = deadline
+            timer = loop.schedule(at: deadline, fire)
+            return
+        }
         self.deadline = nil
-        self.action()
+        action()
     }
 
     /// Disarms the timer.
     public func cancel() {
         if let timer { loop.cancel(timer) }
         timer = nil
+        scheduled = nil
         deadline = nil
     }
 }

@@ -56,6 +56,50 @@ final class DeadlineTimerTests: XCTestCase {
         XCTAssertEqual(fired.count, 1)
     }
 
+    /// The stream period restarts with every frame: a deadline that moves later leaves the loop's timer
+    /// where it is, which fires early once and moves on; the action runs once, at the last deadline.
+    func testADeadlineMovedLaterRunsTheActionOnceAtTheNewInstant() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [Instant] = []
+        let timer = DeadlineTimer(loop: loop) { fired.append(loop.now()) }
+        timer.arm(at: start + .milliseconds(50))
+        for step in 1...10 {
+            try loop.advance(by: .milliseconds(2))
+            timer.arm(at: start + .milliseconds(50 + 2 * step))
+        }
+        XCTAssertEqual(timer.deadline, start + .milliseconds(70))
+        XCTAssertEqual(loop.nextTimerDeadline, start + .milliseconds(50), "no cancel and schedule per move")
+        try loop.advance(to: start + .milliseconds(69))
+        XCTAssertEqual(fired, [], "the early wake-up did not run the action")
+        XCTAssertEqual(loop.nextTimerDeadline, start + .milliseconds(70), "it moved on to the deadline")
+        try loop.advance(to: start + .milliseconds(200))
+        XCTAssertEqual(fired, [start + .milliseconds(70)])
+        XCTAssertNil(timer.deadline)
+        XCTAssertNil(loop.nextTimerDeadline)
+
+        // Moved later, then earlier again before the first instant: it fires at the earliest one.
+        timer.arm(at: start + .milliseconds(300))
+        timer.arm(at: start + .milliseconds(400))
+        timer.arm(at: start + .milliseconds(250))
+        XCTAssertEqual(loop.nextTimerDeadline, start + .milliseconds(250))
+        try loop.advance(to: start + .milliseconds(500))
+        XCTAssertEqual(fired, [start + .milliseconds(70), start + .milliseconds(250)])
+    }
+
+    /// A timer moved later and then dropped must not run: the loop's early timer is cancelled with it.
+    func testDeinitAfterAMoveLaterCancels() throws {
+        let loop = try EventLoop(clock: .manual)
+        var fired = false
+        var timer: DeadlineTimer? = DeadlineTimer(loop: loop) { fired = true }
+        timer?.arm(at: loop.now() + .milliseconds(10))
+        timer?.arm(at: loop.now() + .milliseconds(30))
+        timer = nil
+        XCTAssertNil(loop.nextTimerDeadline)
+        try loop.advance(by: .milliseconds(50))
+        XCTAssertFalse(fired)
+    }
+
     func testActionCanRearm() throws {
         let loop = try EventLoop(clock: .manual)
         let start = loop.now()
