@@ -39,6 +39,8 @@ public final class EventLoop {
 
     private struct Watch {
         let fd: Int32
+        /// Its epoll token: the slot in `watchSlots` and the watch's generation (see `token(slot:generation:)`).
+        let token: UInt64
         var events: IOEvents
         let handler: (IOEvents) -> Void
     }
@@ -53,8 +55,13 @@ public final class EventLoop {
     private let timerFD: Int32
     private var signalFD: Int32 = -1
     private var signalHandler: ((Int32) -> Void)?
-    @exclusivity(unchecked) private var watches: [UInt64: Watch] = [:]
-    @exclusivity(unchecked) private var tokenByFD: [Int32: UInt64] = [:]
+    /// The watched fds, in slots that are reused: an event finds its watch by index, not by hashing its token
+    /// (a dictionary lookup was about a hundred instructions of every input report).
+    @exclusivity(unchecked) private var watchSlots: [Watch?] = []
+    @exclusivity(unchecked) private var freeSlots: [Int] = []
+    @exclusivity(unchecked) private var slotByFD: [Int32: Int] = [:]
+    /// Counts the watches made, so a reused slot's token differs from the old watch's.
+    @exclusivity(unchecked) private var watchGeneration: UInt64 = 0
     @exclusivity(unchecked) private var nextToken: UInt64 = 16
     @exclusivity(unchecked) private var timers: [Timer] = []          // sorted by deadline, then id
     /// The deadline the timerfd is armed at (nil: disarmed). It may be earlier than the first
@@ -62,8 +69,9 @@ public final class EventLoop {
     @exclusivity(unchecked) private var armedDeadline: Instant?
     /// True while `poll` handles what one `epoll_wait` returned (`turnTime` may reuse its reading).
     @exclusivity(unchecked) private var inTurn = false
-    /// This turn's clock reading in nanoseconds; negative until `turnTime` read the clock.
-    @exclusivity(unchecked) private var turnNanoseconds: Int64 = -1
+    /// This turn's clock reading in nanoseconds; negative until `turnTime` read the clock (always on a manual
+    /// clock). Visible to `turnTime`'s inlined fast path.
+    @usableFromInline @exclusivity(unchecked) internal var turnNanoseconds: Int64 = -1
     @exclusivity(unchecked) private var pending: [() -> Void] = []
     @exclusivity(unchecked) private var stopped = false
     /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
@@ -72,6 +80,7 @@ public final class EventLoop {
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
     private static let mailboxToken: UInt64 = 3
+    private static let firstWatchToken = 16
     /// The manual clock's current instant; nil on the real clock.
     @exclusivity(unchecked) private var manualNow: Instant?
     /// Bounds the zero-timeout polls at one manual instant (a level-triggered fd that stays ready
@@ -128,7 +137,18 @@ public final class EventLoop {
     /// One report used to read the clock five times (reader, bridge, link, the rumble planner twice). In the
     /// QEMU guest the clocksource is the HPET, so every read is a trap into the emulator; a turn's
     /// handlers never block, so the microseconds between them do not matter to any deadline.
+    @inlinable
     public func turnTime() -> Instant {
+        // Inlined into the per-report path (a reader, the bridge, the link and the planner ask, seven calls):
+        // the reading of this turn when there is one, else the call below.
+        if turnNanoseconds >= 0 { return Instant(nanoseconds: turnNanoseconds) }
+        return readTurnTime()
+    }
+
+    /// `turnTime` without a reading of this turn yet: the manual time, `now()` outside a turn, or the
+    /// clock read once for the turn.
+    @usableFromInline
+    internal func readTurnTime() -> Instant {
         if let manualNow { return manualNow }
         guard inTurn else { return now() }
         if turnNanoseconds < 0 { turnNanoseconds = MonotonicClock.nanoseconds() }
@@ -143,38 +163,60 @@ public final class EventLoop {
     /// Watches `fd` for `events`; `handler` gets the events that occurred (including hangup and error).
     public func watch(_ fd: Int32, for events: IOEvents, _ handler: @escaping (IOEvents) -> Void) throws {
         assertOnLoopThread()
-        if tokenByFD[fd] != nil { unwatch(fd) }
-        let token = nextToken
-        nextToken += 1
-        try addToEpoll(fd: fd, events: events, token: token)
-        watches[token] = Watch(fd: fd, events: events, handler: handler)
-        tokenByFD[fd] = token
+        if slotByFD[fd] != nil { unwatch(fd) }
+        let slot = freeSlots.popLast() ?? watchSlots.count
+        watchGeneration += 1
+        let token = Self.token(slot: slot, generation: watchGeneration)
+        do {
+            try addToEpoll(fd: fd, events: events, token: token)
+        } catch {
+            if slot < watchSlots.count { freeSlots.append(slot) }
+            throw error
+        }
+        let watch = Watch(fd: fd, token: token, events: events, handler: handler)
+        if slot == watchSlots.count { watchSlots.append(watch) } else { watchSlots[slot] = watch }
+        slotByFD[fd] = slot
     }
 
     /// Changes what a watched `fd` is watched for (e.g. add `.writable` while output is queued).
     public func change(_ fd: Int32, to events: IOEvents) throws {
         assertOnLoopThread()
-        guard let token = tokenByFD[fd], var watch = watches[token] else { return }
+        guard let slot = slotByFD[fd], var watch = watchSlots[slot] else { return }
         if watch.events == events { return }
         var event = epoll_event()
         event.events = events.rawValue
-        event.data.u64 = token
+        event.data.u64 = watch.token
         try Syscall.retrying("epoll_ctl(MOD)", fd: fd, forbiddingEINVAL: true) { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
         watch.events = events
-        watches[token] = watch
+        watchSlots[slot] = watch
     }
 
     /// Stops watching `fd` (call before closing it). Unknown fds are ignored.
     public func unwatch(_ fd: Int32) {
         assertOnLoopThread()
-        guard let token = tokenByFD.removeValue(forKey: fd) else { return }
-        watches[token] = nil
+        guard let slot = slotByFD.removeValue(forKey: fd) else { return }
+        watchSlots[slot] = nil
+        freeSlots.append(slot)
         var event = epoll_event()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
     }
 
     /// True when `fd` is being watched.
-    public func isWatching(_ fd: Int32) -> Bool { tokenByFD[fd] != nil }
+    public func isWatching(_ fd: Int32) -> Bool { slotByFD[fd] != nil }
+
+    /// A watch's epoll token: its slot above the loop's own tokens (1, 2, 3) in the low 32 bits, its
+    /// generation in the high ones, so an event the kernel returned for a watch that is gone (unwatched by a
+    /// handler earlier in the same batch) never reaches a newer watch in the same slot.
+    private static func token(slot: Int, generation: UInt64) -> UInt64 {
+        (generation << 32) | UInt64(slot + firstWatchToken)
+    }
+
+    /// The watch an event's token names, if it is still there.
+    private func watch(forToken token: UInt64) -> Watch? {
+        let slot = Int(truncatingIfNeeded: token & 0xffff_ffff) - Self.firstWatchToken
+        guard slot >= 0, slot < watchSlots.count, let watch = watchSlots[slot], watch.token == token else { return nil }
+        return watch
+    }
 
     private func addToEpoll(fd: Int32, events: IOEvents, token: UInt64) throws {
         var event = epoll_event()
@@ -318,7 +360,9 @@ public final class EventLoop {
     public final class Submitter: @unchecked Sendable {
         fileprivate let fd: Int32
         private let lock = ConditionLock()
-        private var bodies: [@Sendable () -> Void] = []
+        /// Guarded by `lock`. Unchecked: the compiler hoisted the dynamic exclusivity check of `take()` into
+        /// every turn of the loop, mailbox or not.
+        @exclusivity(unchecked) private var bodies: [@Sendable () -> Void] = []
 
         fileprivate init() throws {
             fd = try Syscall.retrying("eventfd", forbiddingEINVAL: true) { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
@@ -497,7 +541,7 @@ public final class EventLoop {
             case Self.mailboxToken: for body in submitter.take() { body() }
             default:
                 // A handler earlier in this batch may have unwatched this fd.
-                if let watch = watches[token] { watch.handler(happened) }
+                if let watch = watch(forToken: token) { watch.handler(happened) }
             }
             runPending()
         }
