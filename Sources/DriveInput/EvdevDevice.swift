@@ -75,6 +75,8 @@ public final class EvdevDevice {
     }
 
     deinit {
+        // The loop holds the reading closure, which holds the device unowned: it must never run again.
+        if isOpen { loop.unwatch(fd) }
         if let evdev { libevdev_free(evdev) }
         Syscall.close(fd)
     }
@@ -106,7 +108,10 @@ public final class EvdevDevice {
     public func start() throws {
         guard isOpen else { return }
         do {
-            try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
+            // Unowned, not weak: a weak reference gives the device a side table, and every retain and release of
+            // it (several per input report) takes the runtime's slow path. `deinit` unwatches the fd, so the
+            // closure never outlives the device; while it runs it holds the device (a removal inside it is safe).
+            try loop.watch(fd, for: .readable) { [unowned self] events in self.readAvailable(events) }
         } catch let error as SystemError {
             throw InputDeviceError.system(error)
         }

@@ -37,6 +37,8 @@ public final class RawEvdevReader {
     }
 
     deinit {
+        // The loop holds the reading closure, which holds the reader unowned: it must never run again.
+        if isOpen { loop.unwatch(fd) }
         if isOpen && ownsFD { Syscall.close(fd) }
     }
 
@@ -55,7 +57,8 @@ public final class RawEvdevReader {
     /// Starts watching the fd on the loop.
     public func start() throws {
         guard isOpen else { return }
-        try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
+        // Unowned, not weak (see EvdevDevice.start): `deinit` unwatches the fd, so the closure never outlives it.
+        try loop.watch(fd, for: .readable) { [unowned self] events in self.readAvailable(events) }
     }
 
     /// Stops reading and closes the fd if owned (no `onGone`).

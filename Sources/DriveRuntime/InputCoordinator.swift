@@ -72,7 +72,7 @@ public final class InputCoordinator {
     /// Every normalised frame, with the role it was mapped as (for `carbridge monitor`).
     @exclusivity(unchecked) public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
     /// The calibrate action fired: the new tilt neutrals (the roll's and a tilt throttle's pitch's).
-    public var onCalibrate: ((TiltNeutrals) -> Void)?
+    @exclusivity(unchecked) public var onCalibrate: ((TiltNeutrals) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
     /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
@@ -116,6 +116,16 @@ public final class InputCoordinator {
     /// True once a replay was started.
     public var isReplaying: Bool { replay != nil }
 
+    deinit {
+        // The sources' frame closures hold the coordinator unowned: take them back, so that a source someone
+        // else still holds can never call into a coordinator that is gone.
+        for source in attached { source.onFrame = nil }
+        for entry in active.values {
+            if case .open(let source) = entry.state { source.onFrame = nil }
+        }
+        replay?.onFrame = nil
+    }
+
     /// Enumerates devices and watches udev for more; devices appearing later are picked up.
     public func startWatching() throws {
         let watcher = try UdevWatcher(loop: loop)
@@ -154,7 +164,7 @@ public final class InputCoordinator {
     /// With `info` (what the device says about itself), a pad gets its layout as a udev-found one does.
     public func attach(_ source: any InputSource, role: DeviceRole, name: String, info: InputDeviceInfo? = nil) throws {
         let key = "attached:\(name)"
-        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: key) }
+        source.onFrame = { [unowned self] frame in self.frame(frame, role: role, source: name, key: key) }
         source.onGone = { [weak self] reason in
             guard let self else { return }
             self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
@@ -242,7 +252,9 @@ public final class InputCoordinator {
         let syspath = entry.descriptor.syspath
         let role = entry.role
         let name = entry.descriptor.name
-        source.onFrame = { [weak self] frame in self?.frame(frame, role: role, source: name, key: syspath) }
+        // Unowned, not weak: a weak capture costs every report an exclusivity check and a weak load; `deinit`
+        // takes the closures back from every source, so none outlives the coordinator.
+        source.onFrame = { [unowned self] frame in self.frame(frame, role: role, source: name, key: syspath) }
         source.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
         var entry = entry
         entry.state = .open(source)
@@ -383,9 +395,7 @@ public final class InputCoordinator {
 
     private func mapped(_ frame: InputFrame, role: DeviceRole, source: String) {
         if role == .accelerometer, inspectMapper({ $0.isUsableTiltSample(frame) }) {
-            if watchdog.sample(at: loop.turnTime()) {
-                logger.notice("accelerometer \(source) delivers samples again")
-            }
+            if watchdog.sample(at: loop.turnTime()) { noteSamplesAgain(from: source) }
             armWatchdog()
             restored(.accelerometer)
         }
@@ -394,6 +404,13 @@ public final class InputCoordinator {
         mapper.handle(frame, role: role, into: &events)
         deliver(&events)
         if role == .accelerometer || role == .board { reportHandsFree() }
+    }
+
+    /// Out of line: inlined, the read of the logger's handler (a dynamic exclusivity check) was hoisted into
+    /// every report's path.
+    @inline(never)
+    private func noteSamplesAgain(from source: String) {
+        logger.notice("accelerometer \(source) delivers samples again")
     }
 
     private func reportHandsFree() {
@@ -428,7 +445,7 @@ public final class InputCoordinator {
                 if let neutrals = mapper.tiltNeutrals { onCalibrate?(neutrals) }
             }
         }
-        events.removeAll(keepingCapacity: true)
+        events.removeAllKeepingStorage()
         if events.capacity > scratch.capacity { swap(&events, &scratch) }
         rearmMapperTimer()
     }

@@ -47,8 +47,11 @@ final class InputService: RunService {
         guard wantsDevices else { return }
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         coordinator = inputs
-        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.driveState = { [weak bridge] in bridge?.state ?? .initial }
+        // The bridge strongly: it never holds the coordinator, so there is no cycle, and the two calls of every
+        // input report cost no weak load (an exclusivity check, a side-table retain and release each).
+        let bridge = self.bridge
+        inputs.onControl = { control in bridge.apply(control) }
+        inputs.driveState = { bridge.state }
         inputs.onHandsFree = { [weak model] reading in model?.handsFree = reading }
         inputs.onDeviceChange = { [weak self, weak inputs] _, _ in
             guard let self, let inputs else { return }

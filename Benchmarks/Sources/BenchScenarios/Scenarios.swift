@@ -49,7 +49,8 @@ public final class Runtime {
         bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
         model = RunViewModel(observing: bridge)
         inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
-        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
+        let bridge = self.bridge
+        inputs.onControl = { control in bridge.apply(control) }  // as InputService wires it (strongly)
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0, "pipe failed")
         inputWriteEnd = fds[1]
