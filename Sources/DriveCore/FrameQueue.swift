@@ -102,7 +102,11 @@ public struct FrameQueue: Sendable {
                 remaining = 0
             }
         }
-        if completed > 0 {
+        if completed == entries.count && completed > 0 {
+            // Everything went out (the usual case: one frame per write): no shifting of what is left.
+            entries.removeAllKeepingStorage()
+            bytes.removeAllKeepingStorage()
+        } else if completed > 0 {
             entries.removeSubrange(0..<completed)
             bytes.removeSubrange(0..<completedBytes)
         }

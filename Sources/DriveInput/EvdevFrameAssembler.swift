@@ -206,8 +206,8 @@ public struct EvdevFrameAssembler {
     public mutating func discardPending() {
         pendingMask = 0
         if !pendingOverflow.isEmpty { pendingOverflow.removeAll(keepingCapacity: true) }
-        pendingAxisOrder.removeAll(keepingCapacity: true)
-        pendingKeys.removeAll(keepingCapacity: true)
+        pendingAxisOrder.removeAllKeepingStorage()
+        pendingKeys.removeAllKeepingStorage()
         if !pendingKeyState.isEmpty { pendingKeyState.removeAll(keepingCapacity: true) }
     }
 
@@ -243,8 +243,8 @@ public struct EvdevFrameAssembler {
 
     private mutating func flush(at time: Instant) -> InputFrame? {
         output.time = time
-        output.axes.removeAll(keepingCapacity: true)
-        output.keys.removeAll(keepingCapacity: true)
+        output.axes.removeAllKeepingStorage()
+        output.keys.removeAllKeepingStorage()
         output.acceleration = nil
         for code in pendingAxisOrder {
             let raw: Int32
@@ -265,7 +265,7 @@ public struct EvdevFrameAssembler {
         for change in pendingKeys {
             if change.pressed { keysDown.insert(change.code) } else { keysDown.remove(change.code) }
         }
-        output.keys.append(contentsOf: pendingKeys)
+        if !pendingKeys.isEmpty { output.keys.append(contentsOf: pendingKeys) }
         // Every report of an accelerometer is a sample, even one whose values did not change (a sensor
         // lying still sends only MSC_TIMESTAMP): it proves the sensor is alive to the input-loss watchdog.
         if isAccelerometer { output.acceleration = currentAcceleration() }

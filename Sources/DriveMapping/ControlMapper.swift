@@ -106,6 +106,9 @@ public struct ControlMapper {
 
     /// The earliest instant `tick` has work (long press, repeat); nil when none.
     public var nextDeadline: Instant? {
+        // Without hands-free driving, `handsFree?.nextDeadline` would still copy the optional mapper out and
+        // back (two memcpy per input report): the tag decides first.
+        guard case .some = handsFree else { return gestures.nextDeadline }
         switch (gestures.nextDeadline, handsFree?.nextDeadline) {
         case let (gesture?, handsFree?): return min(gesture, handsFree)
         case let (gesture, handsFree): return gesture ?? handsFree
