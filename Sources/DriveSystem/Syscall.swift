@@ -16,7 +16,7 @@ public enum Syscall {
     /// Runs `body` until it does not fail with EINTR; throws `SystemError(call:errno:)` when it returns -1
     /// (a programmer error's errno is a `preconditionFailure`, see above). `fd`: the fd the call is on,
     /// when there is one (for the standard-fd exception).
-    @discardableResult
+    @discardableResult @inlinable
     public static func retrying<T: FixedWidthInteger>(
         _ call: @autoclosure () -> String, fd: Int32? = nil, forbiddingEINVAL: Bool = false, _ body: () -> T
     ) throws -> T {
@@ -32,6 +32,9 @@ public enum Syscall {
     }
 
     /// Like `retrying`, but returns nil for EAGAIN/EWOULDBLOCK (a non-blocking fd with nothing to do).
+    /// Inlinable, as `retrying`: called from another module, a generic function runs unspecialized, and the
+    /// link's `send` of every frame went through `FixedWidthInteger`'s witness table (about 100 instructions).
+    @inlinable
     public static func nonBlocking<T: FixedWidthInteger>(
         _ call: @autoclosure () -> String, fd: Int32? = nil, _ body: () -> T
     ) throws -> T? {
@@ -60,6 +63,7 @@ public enum Syscall {
     }
 
     /// Throws `SystemError(call:errno:)` for `code`, or stops the process when it is a programmer error.
+    @usableFromInline
     static func check(_ code: Int32, _ call: @autoclosure () -> String, fd: Int32? = nil, forbiddingEINVAL: Bool = false) throws -> Never {
         let error = SystemError(call: call(), errno: code)
         if isProgrammerError(code, fd: fd, forbiddingEINVAL: forbiddingEINVAL) {
