@@ -21,32 +21,45 @@ public struct FrameEncoder: Hashable, Sendable {
     /// 10 bytes checked the array's uniqueness and capacity (about 300 instructions per frame, 60 now).
     @discardableResult
     public func encode(_ frame: Frame, into bytes: inout [UInt8]) -> Int {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumLength) { buffer in
-            let out = buffer.baseAddress!
-            var count = 0
-            out[count] = frame.kind.asciiByte
-            out[count + 1] = UInt8(ascii: ",")
-            count += 2
-            count += Self.spell(frame.range, at: out + count)
-            out[count] = UInt8(ascii: ",")
-            count += 1
-            count += Self.spell(frame.speed, at: out + count)
-            out[count] = UInt8(ascii: ",")
-            count += 1
-            count += Self.spell(frame.direction, at: out + count)
-            switch terminator {
-            case .lineFeed:
-                out[count] = UInt8(ascii: "\n")
-                count += 1
-            case .carriageReturnLineFeed:
-                out[count] = UInt8(ascii: "\r")
-                out[count + 1] = UInt8(ascii: "\n")
-                count += 2
-            case .none: break
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(start: out, count: count))
-            return count
+        withBytes(of: frame) { encoded in
+            bytes.append(contentsOf: encoded.bindMemory(to: UInt8.self))
+            return encoded.count
         }
+    }
+
+    /// Calls `body` with the frame's bytes, terminator included, spelled on the stack (valid only during
+    /// the call): what a link writes when nothing waits before the frame, without queueing it.
+    public func withBytes<Result>(of frame: Frame, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumLength) { buffer in
+            let count = spell(frame, at: buffer.baseAddress!)
+            return try body(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: count))
+        }
+    }
+
+    /// Writes the frame's bytes at `out` (room for `maximumLength`); returns how many.
+    private func spell(_ frame: Frame, at out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 0
+        out[count] = frame.kind.asciiByte
+        out[count + 1] = UInt8(ascii: ",")
+        count += 2
+        count += Self.spell(frame.range, at: out + count)
+        out[count] = UInt8(ascii: ",")
+        count += 1
+        count += Self.spell(frame.speed, at: out + count)
+        out[count] = UInt8(ascii: ",")
+        count += 1
+        count += Self.spell(frame.direction, at: out + count)
+        switch terminator {
+        case .lineFeed:
+            out[count] = UInt8(ascii: "\n")
+            count += 1
+        case .carriageReturnLineFeed:
+            out[count] = UInt8(ascii: "\r")
+            out[count + 1] = UInt8(ascii: "\n")
+            count += 2
+        case .none: break
+        }
+        return count
     }
 
     /// The longest frame: a letter, three commas, three `Int`s of up to 20 characters (`Int.min`) and CR LF.
