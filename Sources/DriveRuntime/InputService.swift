@@ -53,8 +53,10 @@ final class InputService: RunService {
         inputs.onControl = { control in bridge.apply(control) }
         inputs.driveState = { bridge.state }
         inputs.onHandsFree = { [weak model] reading in model?.handsFree = reading }
-        inputs.onDeviceChange = { [weak self, weak inputs] _, _ in
-            guard let self, let inputs else { return }
+        // `inputs` unowned, not weak: the closure is its own (a weak reference would give the coordinator a side
+        // table, and every retain of it on the per-report path the slow path).
+        inputs.onDeviceChange = { [weak self, unowned inputs] _, _ in
+            guard let self else { return }
             self.onDevicesChanged(inputs.activeDescriptions)
         }
         inputs.onCalibrate = { [weak self] neutrals in self?.calibrated(neutrals) }
@@ -65,8 +67,8 @@ final class InputService: RunService {
             }
             // Let the link come up first so the recording's first frames are not lost. The link starts
             // before this service, and a link that is up at once (stdout) is up already.
-            bridge.onLinkUp = { [weak inputs] in
-                guard let inputs, !inputs.isReplaying else { return }
+            bridge.onLinkUp = { [weak self] in
+                guard let inputs = self?.coordinator, !inputs.isReplaying else { return }
                 inputs.startReplay(recording)
             }
             if bridge.linkIsUp { inputs.startReplay(recording) }
