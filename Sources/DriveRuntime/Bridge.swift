@@ -24,6 +24,10 @@ public final class Bridge {
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
     @exclusivity(unchecked) private var turn: SessionLimit?
     @exclusivity(unchecked) private var turnTimer: DeadlineTimer!
+    /// What the link's callbacks and a flush's or a shutdown's end hold weakly instead of the bridge: every
+    /// input report retains and releases the bridge twice (the inputs' control and state closures hold it),
+    /// and a weak reference to it sent each of those down the runtime's slow path. Set at the end of `init`.
+    private var lifeline: Lifeline<Bridge>!
 
     /// How many frames were handed to the link.
     @exclusivity(unchecked) public private(set) var framesSent = 0
@@ -45,10 +49,12 @@ public final class Bridge {
         self.link = link
         self.loop = loop
         self.logger = logger
-        timer = DeadlineTimer(loop: loop) { [weak self] in self?.timerFired() }
-        turnTimer = DeadlineTimer(loop: loop) { [weak self] in self?.turnTimeUp() }
-        link.onStateChange = { [weak self] state in self?.linkChanged(to: state) }
-        link.onLine = { [weak self] line in self?.carSaid(line) }
+        // The timers are the bridge's own and are cancelled when they go with it: unowned.
+        timer = DeadlineTimer(loop: loop) { [unowned self] in self.timerFired() }
+        turnTimer = DeadlineTimer(loop: loop) { [unowned self] in self.turnTimeUp() }
+        lifeline = Lifeline(self)
+        link.onStateChange = { [weak lifeline] state in lifeline?.owner.linkChanged(to: state) }
+        link.onLine = { [weak lifeline] line in lifeline?.owner.carSaid(line) }
     }
 
     /// The drive state right now.
@@ -93,8 +99,8 @@ public final class Bridge {
         let frames = machine.handle(.suspend, at: now)
         deliver(frames, at: now)
         changed()
-        link.flush(within: flushWithin) { [weak self] result in
-            self?.logger.info("suspending: \(frames.isEmpty ? "engine off, nothing to stop" : "stop frame \(frames.map(\.text).joined(separator: " ")) \(result)")")
+        link.flush(within: flushWithin) { [weak lifeline] result in
+            lifeline?.owner.logger.info("suspending: \(frames.isEmpty ? "engine off, nothing to stop" : "stop frame \(frames.map(\.text).joined(separator: " ")) \(result)")")
             done(result)
         }
     }
@@ -119,15 +125,16 @@ public final class Bridge {
         logger.info("shutting down (\(reason))")
         changed()
         let sent = frames.map(\.text).joined(separator: " ")
-        link.shutdown(flushWithin: flushWithin) { [weak self] result in
-            if let self, let holds = self.link.holdStatistics, holds.motionFramesWritten > 0 {
+        link.shutdown(flushWithin: flushWithin) { [weak lifeline] result in
+            let bridge = lifeline?.owner
+            if let bridge, let holds = bridge.link.holdStatistics, holds.motionFramesWritten > 0 {
                 // What the kernel-queue rule cost this run (kernel scenario 22 reads it).
-                self.logger.info("link frames: \(holds)")
+                bridge.logger.info("link frames: \(holds)")
             }
             if !sent.isEmpty {
-                self?.logger.info("shutdown: \(sent) \(result)")
+                bridge?.logger.info("shutdown: \(sent) \(result)")
             } else if result == .linkDown {
-                self?.logger.info("shutdown: the link was down; the car's next connection starts with the handshake")
+                bridge?.logger.info("shutdown: the link was down; the car's next connection starts with the handshake")
             }
             done()
         }

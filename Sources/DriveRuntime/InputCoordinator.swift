@@ -51,10 +51,11 @@ public final class InputCoordinator {
     private var replay: EvemuPlayer?
     /// Sources handed in with `attach`.
     private var attached: [any InputSource] = []
-    /// What the callbacks that may outlive the coordinator hold (weakly) instead of the coordinator: a weak
-    /// reference gives an object a side table, and from then on every retain and release of it takes the
-    /// runtime's slow path (four of them per input report, about 400 instructions). Set at the end of `init`.
-    private var lifeline: Lifeline!
+    /// What the callbacks that may outlive the coordinator (udev, a replay, an `EACCES` retry, a rumble motor
+    /// opened on another thread) hold weakly instead of the coordinator, which is retained and released four
+    /// times per input report: with a weak reference to it, each of those took the runtime's slow path
+    /// (about 400 instructions per report). Set at the end of `init`.
+    private var lifeline: Lifeline<InputCoordinator>!
     private let inputTimeout: Duration
     /// Chooses each pad's layout (the `[buttons]` table, the GameControllerDBs, the kernel's codes).
     private let layouts: PadLayoutResolver
@@ -134,8 +135,8 @@ public final class InputCoordinator {
     /// Enumerates devices and watches udev for more; devices appearing later are picked up.
     public func startWatching() throws {
         let watcher = try UdevWatcher(loop: loop)
-        watcher.onAppeared = { [weak lifeline] device in lifeline?.coordinator.appeared(device) }
-        watcher.onDisappeared = { [weak lifeline] syspath in lifeline?.coordinator.disappeared(syspath, reason: "removed") }
+        watcher.onAppeared = { [weak lifeline] device in lifeline?.owner.appeared(device) }
+        watcher.onDisappeared = { [weak lifeline] syspath in lifeline?.owner.disappeared(syspath, reason: "removed") }
         self.watcher = watcher
         _ = try watcher.start()
         if active.isEmpty {
@@ -150,9 +151,9 @@ public final class InputCoordinator {
             ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop)
         let name = "replay \"\(recording.info.name)\""
-        player.onFrame = { [weak lifeline] frame in lifeline?.coordinator.frame(frame, role: role, source: name, key: "replay") }
+        player.onFrame = { [weak lifeline] frame in lifeline?.owner.frame(frame, role: role, source: name, key: "replay") }
         player.onFinished = { [weak lifeline] in
-            guard let self = lifeline?.coordinator else { return }
+            guard let self = lifeline?.owner else { return }
             self.logger.notice("replay finished")
             self.deliver(self.mapper.deviceLost(role: role))
             self.onReplayFinished?()
@@ -171,7 +172,7 @@ public final class InputCoordinator {
         let key = "attached:\(name)"
         source.onFrame = { [unowned self] frame in self.frame(frame, role: role, source: name, key: key) }
         source.onGone = { [weak lifeline] reason in
-            guard let self = lifeline?.coordinator else { return }
+            guard let self = lifeline?.owner else { return }
             self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
             self.onDeviceChange?("\(role.rawValue) \"\(name)\"", false)
             self.inputLost(role: role)
@@ -240,7 +241,7 @@ public final class InputCoordinator {
                 return AccelerometerSource(evdev: evdev, udevMountMatrix: udevMountMatrix)
             },
             completion: { [weak lifeline] result in
-                guard let self = lifeline?.coordinator, let current = self.active[syspath] else { return }
+                guard let self = lifeline?.owner, let current = self.active[syspath] else { return }
                 switch result {
                 case .success(let source):
                     self.activate(source, as: current, location: node)
@@ -260,7 +261,7 @@ public final class InputCoordinator {
         // Unowned, not weak: a weak capture costs every report an exclusivity check and a weak load; `deinit`
         // takes the closures back from every source, so none outlives the coordinator.
         source.onFrame = { [unowned self] frame in self.frame(frame, role: role, source: name, key: syspath) }
-        source.onGone = { [weak lifeline] reason in lifeline?.coordinator.disappeared(syspath, reason: reason) }
+        source.onGone = { [weak lifeline] reason in lifeline?.owner.disappeared(syspath, reason: reason) }
         var entry = entry
         entry.state = .open(source)
         active[syspath] = entry
@@ -291,7 +292,7 @@ public final class InputCoordinator {
         motorOpenings[key] = opening
         let patterns = FeedbackEvent.allCases.map(\.pattern)
         RumbleMotor.open(path: path, patterns: patterns, strength: config.feedback.strength, loop: loop) { [weak lifeline] motor in
-            guard let self = lifeline?.coordinator, self.motorOpenings[key] == opening else {
+            guard let self = lifeline?.owner, self.motorOpenings[key] == opening else {
                 motor?.closeInBackground()
                 return
             }
@@ -476,15 +477,4 @@ public final class InputCoordinator {
         logger.warning("accelerometer silent for \(config.steering.inputTimeoutMilliseconds) ms: input lost")
         inputLost(role: .accelerometer)
     }
-}
-
-/// An `InputCoordinator` for the callbacks that may run after it is gone (udev, a replay, an `EACCES` retry,
-/// a rumble motor opened on another thread): they hold this weakly, and it holds the coordinator unowned. It
-/// lives exactly as long as the coordinator (only the coordinator holds it), so a callback finds it gone
-/// once the coordinator is, as a weak reference to the coordinator would, without giving the coordinator a
-/// side table.
-private final class Lifeline {
-    unowned let coordinator: InputCoordinator
-
-    init(_ coordinator: InputCoordinator) { self.coordinator = coordinator }
 }
