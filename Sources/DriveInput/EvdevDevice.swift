@@ -142,7 +142,7 @@ public final class EvdevDevice {
                 readSomething = true
                 let decoded = InputEvent(kernel: event)
                 onEvent?(decoded)
-                deliver(assembler.feed(decoded, at: now))
+                assembler.feed(decoded, at: now) { frame in onFrame?(frame) }
             } else if rc == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
                 // SYN_DROPPED: libevdev drained the kernel queue; the sync events describe the current state.
                 readSomething = true
@@ -151,10 +151,12 @@ public final class EvdevDevice {
                 while status == Int32(LIBEVDEV_READ_STATUS_SYNC.rawValue) {
                     let decoded = InputEvent(kernel: event)
                     onEvent?(decoded)
-                    deliver(assembler.feed(decoded, at: now))
+                    assembler.feed(decoded, at: now) { frame in onFrame?(frame) }
                     status = libevdev_next_event(evdev, LIBEVDEV_READ_FLAG_SYNC.rawValue, &event)
                 }
-                deliver(assembler.feed(InputEvent(type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0), at: now))
+                assembler.feed(InputEvent(type: EvdevCode.evSyn, code: EvdevCode.synReport, value: 0), at: now) { frame in
+                    onFrame?(frame)
+                }
                 if status != -EAGAIN { return gone(Self.reason(for: -status)) }
             } else if rc == -EAGAIN {
                 break
@@ -165,10 +167,6 @@ public final class EvdevDevice {
         if isOpen && !readSomething && (events.contains(.hangup) || events.contains(.error)) {
             gone("the device hung up")
         }
-    }
-
-    private func deliver(_ frame: InputFrame?) {
-        if let frame { onFrame?(frame) }
     }
 
     private func gone(_ reason: String) {

@@ -86,7 +86,7 @@ public final class RawEvdevReader {
             buffer.withUnsafeBytes { bytes in
                 decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), while: { (event: InputEvent) -> Bool in
                     onEvent?(event)
-                    if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
+                    assembler.feed(event, at: now) { frame in onFrame?(frame) }
                     return isOpen
                 })
             }
