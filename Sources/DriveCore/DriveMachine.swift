@@ -44,12 +44,15 @@ public struct DriveMachine {
     private let periodNanoseconds: Int64
 
     /// When the idle timeout fires; nil when it is off or the engine is off.
+    @inlinable
     public var idleDeadline: Instant? {
         guard state.engineOn, let timeout = settings.idleTimeout, let lastActivity else { return nil }
         return lastActivity.advanced(by: timeout)
     }
 
     /// The earliest instant `tick` has work; nil when nothing is scheduled (an idle bridge never wakes).
+    /// Inlinable: the bridge asks after every control, and a call takes the whole machine by value (a copy).
+    @inlinable
     public var nextDeadline: Instant? {
         switch (streamDeadline, idleDeadline) {
         case let (stream?, idle?): return min(stream, idle)

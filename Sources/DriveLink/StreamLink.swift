@@ -113,6 +113,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         self.accounting = KernelQueueAccounting(
             at: .zero, readingsArePayload: connector.queuedBytesArePayload, maxInFlight: options.maxInFlight,
             stallTimeout: options.stallTimeout)
+        queueTimerFired = { [weak self] in self?.queueTimerDue() }
     }
 
     deinit {
@@ -518,12 +519,14 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         queueTimer = loop.schedule(at: wanted, queueTimerFired)
     }
 
-    /// The queue timer's body, made once (scheduling it after a write allocates no closure).
-    private lazy var queueTimerFired: () -> Void = { [weak self] in
-        guard let self else { return }
-        self.queueTimer = nil
-        self.queueTimerDeadline = nil
-        self.checkQueue()
+    /// The queue timer's body, made once in `init` (scheduling it after a write allocates no closure; not lazy,
+    /// since a lazy property is checked for exclusive access at every use).
+    @exclusivity(unchecked) private var queueTimerFired: () -> Void = {}
+
+    private func queueTimerDue() {
+        queueTimer = nil
+        queueTimerDeadline = nil
+        checkQueue()
     }
 
     private func cancelQueueTimer() {

@@ -39,13 +39,15 @@ public struct ButtonGestures {
     }
 
     /// A held button, from one device role.
-    private struct HoldKey: Hashable {
+    @usableFromInline
+    struct HoldKey: Hashable {
         var role: DeviceRole
         var input: ButtonInput
     }
 
     /// The timing state of one held button.
-    private struct Hold {
+    @usableFromInline
+    struct Hold {
         /// Order of the press, to keep simultaneous deadlines deterministic.
         var sequence: Int
         /// When the long-press action fires; nil when there is none or it already fired.
@@ -62,7 +64,8 @@ public struct ButtonGestures {
     public let map: ButtonMap
     /// The timing tunables.
     public let settings: Settings
-    private var holds: [HoldKey: Hold] = [:]
+    @usableFromInline
+    var holds: [HoldKey: Hold] = [:]
     private var sequence = 0
 
     /// Creates the gesture timer for a button map.
@@ -75,6 +78,12 @@ public struct ButtonGestures {
     public func isHeld(_ input: ButtonInput, role: DeviceRole) -> Bool {
         holds[HoldKey(role: role, input: input)] != nil
     }
+
+    /// True while a bound button is held: only then can `nextDeadline` be non-nil. Inlinable, so that the
+    /// question asked after every stick or trigger report reads one field instead of copying the whole value
+    /// (its map and settings) to ask `nextDeadline`.
+    @inlinable
+    public var isHoldingAny: Bool { !holds.isEmpty }
 
     /// The earliest instant `tick` has work; nil when no long press or repeat is pending.
     public var nextDeadline: Instant? {

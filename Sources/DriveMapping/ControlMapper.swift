@@ -51,10 +51,14 @@ public struct ControlMapper {
     private var tilt: TiltMapper?
     private let throttle: ThrottleMapper?
     private let steerResolutionDegrees: Double
-    private var gestures: ButtonGestures
+    @usableFromInline
+    var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
     /// The hands-free part; nil when nothing is hands-free.
     public private(set) var handsFree: HandsFreeMapper?
+    /// `handsFree != nil`, kept apart (set once, with it): testing the optional copies all of it (480 bytes).
+    @usableFromInline
+    let drivesHandsFree: Bool
     /// The drive machine's state as last seen: the hands-free part works out its controls against it
     /// (the runtime sets it before each frame and tick; a toggle such as `.engine` is sent only when it
     /// changes the right way).
@@ -78,6 +82,7 @@ public struct ControlMapper {
         gestures = ButtonGestures(map: settings.buttons, settings: settings.gestures)
         watchedAxisCodes = settings.buttons.boundAxisCodes
         handsFree = settings.handsFree.map { HandsFreeMapper(settings: $0) }
+        drivesHandsFree = settings.handsFree != nil
     }
 
     /// True when `frame` carries a gravity vector tilt steering can use (finite, not zero on the tilt
@@ -105,10 +110,18 @@ public struct ControlMapper {
     }
 
     /// The earliest instant `tick` has work (long press, repeat); nil when none.
+    /// Inlinable: the runtime asks after every report, and a call takes the whole mapper by value (a copy of
+    /// it, memcpy); inlined, only the fields it reads are read.
+    @inlinable
     public var nextDeadline: Instant? {
-        // Without hands-free driving, `handsFree?.nextDeadline` would still copy the optional mapper out and
-        // back (two memcpy per input report): the tag decides first.
-        guard case .some = handsFree else { return gestures.nextDeadline }
+        guard drivesHandsFree else { return gestures.isHoldingAny ? gestures.nextDeadline : nil }
+        return deadlineDrivingHandsFree()
+    }
+
+    /// `nextDeadline` with a hands-free mapper: out of line, so that the inlined part never touches the
+    /// optional mapper (the compiler copied all of it, 480 bytes, before it even tested `drivesHandsFree`).
+    @usableFromInline @inline(never)
+    func deadlineDrivingHandsFree() -> Instant? {
         switch (gestures.nextDeadline, handsFree?.nextDeadline) {
         case let (gesture?, handsFree?): return min(gesture, handsFree)
         case let (gesture, handsFree): return gesture ?? handsFree

@@ -155,8 +155,13 @@ public final class Bridge {
     }
 
     private func rearm() {
-        timer.arm(at: shuttingDown ? nil : machine.nextDeadline)
+        timer.arm(at: shuttingDown ? nil : inspectMachine { $0.nextDeadline })
     }
+
+    /// Reads the machine in place: a getter called on the stored struct copies all of it first (168 bytes,
+    /// a memcpy after every control).
+    @inline(__always)
+    private func inspectMachine<T>(_ body: (inout DriveMachine) -> T) -> T { body(&machine) }
 
     private func timerFired() {
         let now = loop.turnTime()
