@@ -23,13 +23,16 @@
 #                  the instructions per event and, under TCG, falls behind a 500 Hz pad; scenario 11 judges
 #                  its latency bound only for a release build (`carbridge --version` says "debug build")
 #   --no-build     do not run `swift build` even if the binary is missing
+#   --measure TAG=PATH[,TAG=PATH...]  the binaries the measurement scenarios (90-92, never in a full run; see
+#                  README.md) compare, e.g. --only 90 --measure old=/tmp/a,new=.build-release/release/carbridge
+#   --rounds N     rounds of a measurement scenario (default: its own)
 #
 # Prints every PASS/FAIL line, the timing figures, the guest logs of failed scenarios, and as
 # its LAST line "N passed, N failed". Exit status 0 only if nothing failed and the guest finished.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; LBIN=""; BUILD=1
+TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; LBIN=""; BUILD=1; MEASURE=""; ROUNDS=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) INSTALL=1 ;;
@@ -38,7 +41,9 @@ while [ $# -gt 0 ]; do
     --bin) BIN=$2; shift ;;
     --latency-bin) LBIN=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --measure) MEASURE=$2; shift ;;
+    --rounds) ROUNDS=$2; shift ;;
+    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
@@ -138,11 +143,18 @@ if [ -n "$LBIN" ]; then
     say "WARNING: no binary at --latency-bin $LBIN; scenario 11 measures $GUEST_BIN"
   fi
 fi
+GUEST_MEASURE=""
+for item in ${MEASURE//,/ }; do
+  tag=${item%%=*}; path=$(readlink -f "${item#*=}" 2>/dev/null || echo "${item#*=}")
+  [[ $tag =~ ^[A-Za-z0-9_.-]+$ ]] && [ "$tag" != "$item" ] || { say "--measure takes TAG=PATH items (got '$item')"; finish 0 1; }
+  [ -x "$path" ] || { say "--measure $tag: no executable at $path"; finish 0 1; }
+  GUEST_MEASURE="$GUEST_MEASURE${GUEST_MEASURE:+,}$tag=$(guest_path "$path" "measure-$tag")"
+done
 T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 # Shows the guest's progress lines live while it runs.
 guest_boot "$TIMEOUT" "$OUT/console.log" '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN carbridge_measure=$GUEST_MEASURE carbridge_rounds=$ROUNDS" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none

@@ -13,7 +13,7 @@ LOG=$R/infra/detail.log
 mkdir -p "$R/infra" /tmp/kt
 : > "$RES"; : > "$LOG"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE CARBRIDGE_LATENCY
+export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE CARBRIDGE_LATENCY MEASURE MEASURE_ROUNDS
 PY=/usr/bin/python3
 up() { cut -d' ' -f1 /proc/uptime; }
 note() { echo "[$(up)] $*" >> "$LOG"; }

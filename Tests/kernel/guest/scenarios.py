@@ -920,6 +920,9 @@ TITLES = {
     13: "bluetoothd: unprivileged scan, pair with PIN (wrong PIN fails), run --link rfcomm://NAME (SDP channel), raw fallback",
 }
 
+MEASUREMENTS_FROM = 90   # scenario numbers from here on measure (figures, no verdict) and are never in a full run
+
+
 class TimeLimit(Exception):
     pass
 
@@ -936,7 +939,8 @@ if __name__ == "__main__":
         import glob
         own = [int(os.path.basename(f)[len("scenario_"):-3])
                for f in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario_[0-9]*.py"))]
-        print(" ".join(str(n) for n in sorted(set(TITLES) | set(own))))
+        # 90 and above are measurements (scenario_90.py ...): run only when named with --only
+        print(" ".join(str(n) for n in sorted(set(TITLES) | set(own)) if n < MEASUREMENTS_FROM))
         sys.exit(0)
     n = int(sys.argv[1])
     # A scenario kept in a file of its own (guest/scenario_N.py: TITLE and run(sc)).

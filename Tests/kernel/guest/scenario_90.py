@@ -1,0 +1,88 @@
+#!/usr/bin/python3
+"""Measurement 90: carbridge's CPU against the C reader's in scenario 11's set-up, binaries interleaved.
+
+For each round and each binary (run.sh --measure; the order alternates between rounds): a fresh carbridge
+(max_in_flight 64, as scenario 11) and a fresh reference reader (guest/refreader.c) on a new uinput pad,
+1,600 reports at 500 Hz, each one motion frame, to the TCP car. Reported per round: the CPU both used while
+streaming (the threads' schedstat), its ratio, and the context switches (voluntary / involuntary) of both;
+at the end each binary's ratios, median and mean. A figure, not a check: under TCG one round moves by
+±0.05, so compare binaries within one run, over several rounds."""
+import os, signal, subprocess, time
+from evdev import ecodes as e
+import kharness as k
+from kharness import Carbridge, TcpCarLog
+from scenarios import lat_events, plug_pad, write_stream, cpu_seconds, LAT_PORTS, LAT_STEER
+from measure import binaries, rounds, median
+
+TITLE = "measurement: CPU against the C reader (scenario 11's stream), binaries interleaved"
+REPORTS = 1600
+
+
+def switches(pid):
+    """(voluntary, involuntary) context switches of all the process's threads so far."""
+    counts = {}
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/status" % (pid, task)) as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key.endswith("ctxt_switches"):
+                    counts[key] = counts.get(key, 0) + int(value)
+    return counts.get("voluntary_ctxt_switches", 0), counts.get("nonvoluntary_ctxt_switches", 0)
+
+
+def run(sc):
+    refreader, tcpcar = os.path.join(k.HELPERS, "refreader"), os.path.join(k.HELPERS, "tcpcar")
+    subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+    bins = binaries(sc)
+    cb_port, ref_port = LAT_PORTS
+    log = TcpCarLog(os.path.join(sc.work, "car.log"))
+    car = subprocess.Popen([tcpcar, log.path, str(cb_port), str(ref_port)], stdout=subprocess.DEVNULL,
+                           stderr=open(log.path + ".stderr", "w"))
+    sc.cleanups.append(lambda: (car.poll() is None and car.terminate(), car.wait(5)))
+    sc.require(k.wait_until(lambda: sum(p[0] == "LISTEN" for p in log.lines()) == 2, 10), "the TCP car listens")
+    cfg = k.base_config(None, url="tcp://127.0.0.1:%d" % cb_port, link_extra="max_in_flight = 64\n",
+                        extra='\n[throttle]\naxis = "ABS_RZ"\n')
+    period = lat_events()
+    cycle = [(e.ABS_X, LAT_STEER[-2])] + [(c, v) for c, v, _ in (period[i % len(period)] for i in range(REPORTS - 1))]
+    ratios = {tag: [] for tag, _ in bins}
+    for rnd in range(rounds(6)):
+        for tag, binary in (bins if rnd % 2 == 0 else bins[::-1]):
+            work = os.path.join(sc.work, "%s-%d" % (tag, rnd))
+            os.makedirs(work)
+            cb = Carbridge(work, cfg, binary=binary)
+            before = len(log.connects(cb_port))
+            cb.start()
+            sc.require(k.wait_until(lambda: len(log.connects(cb_port)) > before or not cb.alive(), 45),
+                       "%s round %d: carbridge connects" % (tag, rnd))
+            pad = plug_pad(sc, cb)
+            ref_out = os.path.join(work, "refreader.log")
+            ref = subprocess.Popen([refreader, pad.node, "127.0.0.1", str(ref_port)], stdout=open(ref_out, "w"),
+                                   stderr=subprocess.STDOUT)
+            sc.require(k.wait_until(lambda: "ready" in open(ref_out).read(), 10), "the reference reader starts")
+            pad.press(e.BTN_START, "engine on")
+            time.sleep(0.5)
+            procs = (("cb", cb.proc), ("ref", ref))
+            cpu0 = {name: cpu_seconds(p.pid)[1] for name, p in procs}
+            sw0 = {name: switches(p.pid) for name, p in procs}
+            stamps = write_stream(pad, cycle, 500, 10.0)
+            time.sleep(0.3)
+            cpu1 = {name: cpu_seconds(p.pid)[1] for name, p in procs}
+            sw1 = {name: switches(p.pid) for name, p in procs}
+            pad.press(e.BTN_START, "engine off")
+            time.sleep(0.3)
+            cb.stop(signal.SIGTERM, 5)
+            ref.terminate()
+            ref.wait(5)
+            pad.close()
+            rate = (len(stamps) - 1) / (stamps[-1][1] - stamps[0][0])
+            ours, theirs = (cpu1["cb"] - cpu0["cb"]) * 1000, (cpu1["ref"] - cpu0["ref"]) * 1000
+            ratios[tag].append(ours / theirs)
+            k.console("NOTE: s90 round %d %s: writer %.0f Hz, CPU %.1f ms vs the C reader's %.1f ms: %.3fx; context "
+                      "switches voluntary %d vs %d, involuntary %d vs %d" % (
+                          rnd, tag, rate, ours, theirs, ours / theirs, sw1["cb"][0] - sw0["cb"][0],
+                          sw1["ref"][0] - sw0["ref"][0], sw1["cb"][1] - sw0["cb"][1], sw1["ref"][1] - sw0["ref"][1]))
+    for tag, values in ratios.items():
+        sc.metric("cpu_ratio_median_%s" % tag, "%.3f" % median(values), "x")
+        sc.metric("cpu_ratio_mean_%s" % tag, "%.3f" % (sum(values) / len(values)), "x")
+        k.console("NOTE: s90 %s: CPU ratios %s" % (tag, " ".join("%.2f" % x for x in values)))
+    sc.check(all(ratios.values()), "every binary measured in every round")
