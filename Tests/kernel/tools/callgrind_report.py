@@ -13,6 +13,7 @@ shutdown cancel out in the difference, so what is left is the steady path; profi
 import collections
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -122,4 +123,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends it quietly
     sys.exit(main(sys.argv))
