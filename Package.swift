@@ -163,7 +163,7 @@ let package = Package(
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),
         .testTarget(name: "DriveSystemTests", dependencies: ["DriveSystem", "DriveCore", "CLinux"]),
         // Helpers the test targets share (spin a loop until, record a link).
-        .target(name: "DriveTestSupport", dependencies: ["DriveCore", "DriveSystem", "DriveLink"], path: "Tests/DriveTestSupport"),
+        .target(name: "DriveTestSupport", dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux"], path: "Tests/DriveTestSupport"),
         .testTarget(
             name: "DriveLinkTests",
             dependencies: ["DriveLink", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"]),

@@ -20,11 +20,7 @@ final class QueueConnector: StreamConnector {
     private(set) var writes: [String] = []
 
     func open() throws -> (fd: Int32, progress: ConnectProgress) {
-        var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, SocketSupport.streamSocketType, 0, &fds) == 0 else { throw LinkFailure("socketpair") }
-        if peer >= 0 { Glibc.close(peer) }
-        peer = fds[1]
-        return (fds[0], .connected)
+        (try openSocketPair(replacing: &peer), .connected)
     }
 
     func finishConnect(_ fd: Int32) throws {}

@@ -157,16 +157,7 @@ final class PairConnector: StreamConnector {
     var peer: Int32 = -1
 
     func open() throws -> (fd: Int32, progress: ConnectProgress) {
-        var fds: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, SocketSupport.streamSocketType, 0, &fds) == 0 else {
-            throw LinkFailure("socketpair failed")
-        }
-        var size: Int32 = 1024
-        setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, 4)
-        setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, 4)
-        if peer >= 0 { Glibc.close(peer) }
-        peer = fds[1]
-        return (fds[0], .connected)
+        (try openSocketPair(replacing: &peer, buffer: 1024), .connected)
     }
 
     func finishConnect(_ fd: Int32) throws {}

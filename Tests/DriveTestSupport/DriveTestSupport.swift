@@ -1,9 +1,25 @@
+import CLinux
 import DriveCore
 import DriveLink
 import DriveSystem
 import Glibc
 
 // Helpers shared by the test targets (a regular target only tests depend on).
+
+/// A test connector's `open()`: a connected non-blocking AF_UNIX stream pair; the far end (the car's)
+/// replaces `peer`, whose old fd is closed, and the link's end is returned. `buffer` shrinks both ends'
+/// kernel buffers (the link's send, the car's receive), for tests that fill them.
+package func openSocketPair(replacing peer: inout Int32, buffer: Int32? = nil) throws -> Int32 {
+    var fds: [Int32] = [-1, -1]
+    guard socketpair(AF_UNIX, SocketSupport.streamSocketType, 0, &fds) == 0 else { throw LinkFailure("socketpair failed") }
+    if var size = buffer {
+        setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, 4)
+        setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, 4)
+    }
+    if peer >= 0 { Glibc.close(peer) }
+    peer = fds[1]
+    return fds[0]
+}
 
 /// A loop on a manual clock (like swift-nio's `EmbeddedEventLoop`): its time moves only when the
 /// test advances it (`advance(by:)`, `run(until:)`, `spin`, `run(_:for:)`), timers fire at their exact
