@@ -103,6 +103,34 @@ final class EventLoopTests: XCTestCase {
         XCTAssertFalse(loop.isWatching(r))
     }
 
+    /// Watch slots are reused: an fd unwatched by a handler earlier in the same batch must not have its event,
+    /// already returned by `epoll_wait`, handed to a watch made meanwhile in its slot (the token's generation
+    /// tells them apart). Two fds are ready at once; whichever is handled first unwatches the other and
+    /// watches a third, which takes the freed slot and is not readable.
+    func testAnEventOfAnUnwatchedFdNeverReachesTheWatchThatTookItsSlot() throws {
+        let loop = try EventLoop()
+        let pipes = try (0..<3).map { _ in try Syscall.pipe() }
+        defer { for (r, w) in pipes { Syscall.close(r); Syscall.close(w) } }
+        let (a, b, c) = (pipes[0].read, pipes[1].read, pipes[2].read)
+        var calls: [String] = []
+        func handler(_ name: String, other: Int32) -> (IOEvents) -> Void {
+            { _ in
+                calls.append(name)
+                guard loop.isWatching(other) else { return }
+                loop.unwatch(other)
+                try? loop.watch(c, for: .readable) { _ in calls.append("c") }
+            }
+        }
+        try loop.watch(a, for: .readable, handler("a", other: b))
+        try loop.watch(b, for: .readable, handler("b", other: a))
+        try Syscall.writeAll(pipes[0].write, [1])
+        try Syscall.writeAll(pipes[1].write, [1])
+        try loop.runOnce(timeout: .seconds(1))
+        XCTAssertEqual(calls.count, 1, "one of a and b, and never c: \(calls)")
+        XCTAssertFalse(calls.contains("c"))
+        XCTAssertTrue(loop.isWatching(c))
+    }
+
     func testSignalIsDeliveredThroughSignalfd() throws {
         let loop = try EventLoop()
         var got: Int32 = 0
