@@ -11,7 +11,7 @@ import os, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge, TcpCarLog
-from scenarios import lat_events, plug_pad, write_stream, cpu_seconds, LAT_PORTS, LAT_STEER
+from scenarios import start_latency_car, lat_events, plug_pad, write_stream, cpu_seconds, LAT_PORTS, LAT_STEER
 from measure import binaries, rounds, median
 
 TITLE = "measurement: CPU against the C reader (scenario 11's stream), binaries interleaved"
@@ -31,15 +31,10 @@ def switches(pid):
 
 
 def run(sc):
-    refreader, tcpcar = os.path.join(k.HELPERS, "refreader"), os.path.join(k.HELPERS, "tcpcar")
-    subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+    refreader = os.path.join(k.HELPERS, "refreader")
     bins = binaries(sc)
     cb_port, ref_port = LAT_PORTS
-    log = TcpCarLog(os.path.join(sc.work, "car.log"))
-    car = subprocess.Popen([tcpcar, log.path, str(cb_port), str(ref_port)], stdout=subprocess.DEVNULL,
-                           stderr=open(log.path + ".stderr", "w"))
-    sc.cleanups.append(lambda: (car.poll() is None and car.terminate(), car.wait(5)))
-    sc.require(k.wait_until(lambda: sum(p[0] == "LISTEN" for p in log.lines()) == 2, 10), "the TCP car listens")
+    log, car = start_latency_car(sc)
     cfg = k.base_config(None, url="tcp://127.0.0.1:%d" % cb_port, link_extra="max_in_flight = 64\n",
                         extra='\n[throttle]\naxis = "ABS_RZ"\n')
     period = lat_events()

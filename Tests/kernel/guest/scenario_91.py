@@ -13,7 +13,7 @@ import os, re, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import TcpCarLog, Pad
-from scenarios import lat_events, write_stream, LAT_PORTS, LAT_STEER
+from scenarios import start_latency_car, lat_events, write_stream, LAT_PORTS, LAT_STEER
 from measure import binaries
 
 TITLE = "measurement: instructions per input report under callgrind (the real libevdev path)"
@@ -21,14 +21,8 @@ COUNTS = (200, 800)
 
 
 def run(sc):
-    tcpcar = os.path.join(k.HELPERS, "tcpcar")
-    subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
     cb_port, ref_port = LAT_PORTS
-    log = TcpCarLog(os.path.join(sc.work, "car.log"))
-    car = subprocess.Popen([tcpcar, log.path, str(cb_port), str(ref_port)], stdout=subprocess.DEVNULL,
-                           stderr=open(log.path + ".stderr", "w"))
-    sc.cleanups.append(lambda: (car.poll() is None and car.terminate(), car.wait(5)))
-    sc.require(k.wait_until(lambda: sum(p[0] == "LISTEN" for p in log.lines()) == 2, 10), "the TCP car listens")
+    log, car = start_latency_car(sc)
     config = os.path.join(sc.work, "carbridge.toml")
     with open(config, "w") as f:
         f.write(k.base_config(None, url="tcp://127.0.0.1:%d" % cb_port, link_extra="max_in_flight = 64\n",

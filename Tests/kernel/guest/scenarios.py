@@ -694,19 +694,26 @@ def write_stream(pad, values, rate_hz, max_s):
     return stamps
 
 
+def start_latency_car(sc):
+    """Scenario 11's TCP car (guest/tcpcar.c) on LAT_PORTS (carbridge's, the reference reader's), loopback up;
+    stopped by the scenario's cleanups. Returns (its TcpCarLog, its process)."""
+    subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
+    log = TcpCarLog(os.path.join(sc.work, "car.log"))
+    car = subprocess.Popen([os.path.join(k.HELPERS, "tcpcar"), log.path] + [str(port) for port in LAT_PORTS],
+                           stdout=subprocess.DEVNULL, stderr=open(log.path + ".stderr", "w"))
+    sc.cleanups.append(lambda: (car.poll() is None and car.terminate(), car.wait(5)))
+    sc.require(k.wait_until(lambda: sum(p[0] == "LISTEN" for p in log.lines()) == len(LAT_PORTS), 10),
+               "the TCP car listens on 127.0.0.1:%d and :%d" % LAT_PORTS)
+    return log, car
+
+
 def scenario_11(sc):
     """500 Hz ABS_X through a uinput pad to a TCP car: carbridge vs a C libevdev reader, one run."""
     refreader, tcpcar = os.path.join(k.HELPERS, "refreader"), os.path.join(k.HELPERS, "tcpcar")
     sc.require(os.access(refreader, os.X_OK) and os.access(tcpcar, os.X_OK),
                "the C helpers are built (run.sh compiles guest/refreader.c and guest/tcpcar.c into %s)" % k.HELPERS)
-    subprocess.run(["ip", "link", "set", "lo", "up"], capture_output=True)
     cb_port, ref_port = LAT_PORTS
-    log = TcpCarLog(os.path.join(sc.work, "car.log"))
-    car = subprocess.Popen([tcpcar, log.path, str(cb_port), str(ref_port)], stdout=subprocess.DEVNULL,
-                           stderr=open(log.path + ".stderr", "w"))
-    sc.cleanups.append(lambda: (car.poll() is None and car.terminate(), car.wait(5)))
-    sc.require(k.wait_until(lambda: sum(p[0] == "LISTEN" for p in log.lines()) == 2, 10),
-               "the TCP car listens on 127.0.0.1:%d and :%d" % LAT_PORTS)
+    log, car = start_latency_car(sc)
     # max_in_flight 64 (the most it takes): the kernel-queue rule (protocol 5.6) merges motion frames while
     # 2 are unacknowledged, which a car process that a loaded TCG guest schedules late triggers (about half
     # the frames merged in a trial run); this scenario measures the input -> car path, scenarios 9/10 the rule
