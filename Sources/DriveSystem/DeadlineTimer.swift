@@ -4,7 +4,8 @@ import DriveCore
 /// it only when the deadline changed, and `arm(at: nil)` (or `cancel()`) takes it off the loop.
 ///
 /// `action` runs at the deadline; by then the timer is disarmed (`deadline` is nil), so the action
-/// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly.
+/// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly, or
+/// unowned when the owner keeps the timer (the timer's `deinit` cancels it, so the action never outlives it).
 ///
 /// A deadline that moves later leaves the loop's timer where it is: it fires early once, finds the
 /// deadline still ahead and moves there. The stream period restarts with every frame, so a pad's report
