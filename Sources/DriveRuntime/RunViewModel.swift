@@ -19,7 +19,9 @@ public final class RunViewModel: BridgeObserver {
     /// The bridge's events the feedback can answer (the pad's rumble follows them): every link change, a state
     /// whose engine or speed differs from the last one told, and the controls `FeedbackPlanner.answers(_:)`.
     /// A report that only steers tells nothing (it was two calls into the planner per input report).
-    @exclusivity(unchecked) public var onBridgeEvent: ((BridgeEvent) -> Void)?
+    @exclusivity(unchecked) public var onBridgeEvent: ((BridgeEvent) -> Void)? {
+        didSet { toldEngineAndSpeed = nil }  // a new listener has been told nothing yet
+    }
     /// The engine and speed of the last state told to `onBridgeEvent` (nil: none yet).
     @exclusivity(unchecked) private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
     /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).

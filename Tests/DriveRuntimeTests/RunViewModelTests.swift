@@ -98,6 +98,12 @@ final class RunViewModelTests: XCTestCase {
         heard.removeAll()
         link.set(.down(reason: "test"))
         XCTAssertEqual(heard.first, .link(up: false))
+
+        // A new listener has been told nothing: it hears the next state even if engine and speed stayed.
+        var fresh: [BridgeEvent] = []
+        model.onBridgeEvent = { fresh.append($0) }
+        bridge.apply(.steer(20))
+        XCTAssertEqual(fresh.map(Self.kind), ["state engine on 0"])
     }
 
     private static func kind(_ event: BridgeEvent) -> String {
