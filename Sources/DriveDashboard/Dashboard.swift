@@ -61,7 +61,15 @@ package final class Dashboard: RunSessionExtension {
         core.hub = hub
         core.publish()
         let server = DashboardServer(access: DashboardAccess(controls: settings.controls, token: settings.token), hub: hub, metrics: metrics)
-        let port = try server.start(address: address)
+        let port: Int
+        do {
+            port = try server.start(address: address)
+        } catch {
+            // The bridge keeps its observer: give it back to the model, or the two would keep each other.
+            core.detach()
+            self.core = nil
+            throw error
+        }
         self.server = server
         self.port = port
         let shown = ListenAddress(host: address.host, port: port)
@@ -127,7 +135,8 @@ final class DashboardLoop: BridgeObserver {
         metrics.drive(bridge.state)
     }
 
-    /// Gives the bridge back to the model alone.
+    /// Gives the bridge back to the model alone. The bridge keeps its observer and this keeps the bridge, so
+    /// until this is called the two keep each other (`Dashboard.stop`, or a failed start, calls it).
     func detach() {
         timer.cancel()
         stopScan()

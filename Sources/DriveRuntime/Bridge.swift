@@ -31,8 +31,12 @@ public final class Bridge {
 
     /// How many frames were handed to the link.
     @exclusivity(unchecked) public private(set) var framesSent = 0
-    /// Told about everything that happens here (the run's view model); the bridge does not keep it alive.
-    @exclusivity(unchecked) public weak var observer: (any BridgeObserver)?
+    /// Told about everything that happens here (the run's view model); the bridge keeps it.
+    ///
+    /// Strongly, not weakly: every input report tells it, and a weak reference would give the observer a side
+    /// table (a weak load, and a retain and release down the runtime's slow path: about 300 instructions per
+    /// report). An observer must not hold the bridge strongly, or must let go of it (`DashboardLoop.detach`).
+    @exclusivity(unchecked) public var observer: (any BridgeObserver)?
     /// Log every car line and notice (off while the observer shows them itself: the run view, whose
     /// diverted log would otherwise show them twice).
     @exclusivity(unchecked) public var logsReports = true

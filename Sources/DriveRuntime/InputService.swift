@@ -52,7 +52,9 @@ final class InputService: RunService {
         let bridge = self.bridge
         inputs.onControl = { control in bridge.apply(control) }
         inputs.driveState = { bridge.state }
-        inputs.onHandsFree = { [weak model] reading in model?.handsFree = reading }
+        // The model strongly, for the same reason (it holds no input; the bridge keeps it anyway).
+        let model = self.model
+        inputs.onHandsFree = { reading in model.handsFree = reading }
         // `inputs` unowned, not weak: the closure is its own (a weak reference would give the coordinator a side
         // table, and every retain of it on the per-report path the slow path).
         inputs.onDeviceChange = { [weak self, unowned inputs] _, _ in

@@ -127,8 +127,9 @@ public final class RunSession {
         self.terminal = terminal
         let inputs = InputService(config: config, options: options, loop: loop, bridge: bridge, model: model, logger: logger)
         inputs.onReplayFinished = { [weak self] in self?.stop(reason: "replay finished", code: 0) }
-        inputs.onDevicesChanged = { [weak model, weak terminal] descriptions in
-            model?.inputs = (terminal?.hasKeyboard == true ? ["keyboard"] : []) + descriptions
+        // The model strongly: nothing here is referenced weakly that the bridge tells on every report (`Bridge.observer`).
+        inputs.onDevicesChanged = { [model, weak terminal] descriptions in
+            model.inputs = (terminal?.hasKeyboard == true ? ["keyboard"] : []) + descriptions
         }
 
         var services: [any RunService] = [

@@ -35,7 +35,7 @@ public final class RunViewModel: BridgeObserver {
         snapshot = RunSnapshot(linkName: linkName, linkStatus: linkStatus)
     }
 
-    /// A view of `bridge`, which reports to it from now on (it keeps the model only weakly).
+    /// A view of `bridge`, which reports to it from now on (and keeps it; the model does not keep the bridge).
     public convenience init(observing bridge: Bridge) {
         self.init(linkName: bridge.link.name, linkStatus: bridge.link.state.description)
         snapshot.state = bridge.state

@@ -71,8 +71,10 @@ final class TerminalService: RunService {
         model.inputs.append("keyboard")
         guard wantsView && TerminalMode.isTerminal(screenFD) else { return }
         let screenFD = self.screenFD
-        let screen = try TerminalScreen(fd: screenFD, loop: loop) { [weak model] in
-            guard let model else { return "" }
+        // The model strongly here and in the log's diversion (both let go in `stop`): a weak reference would give
+        // it a side table, and the bridge retains it on every input report (`Bridge.observer`).
+        let model = self.model
+        let screen = try TerminalScreen(fd: screenFD, loop: loop) {
             let size = TerminalScreen.size(of: screenFD)
             return RunView.render(model.snapshot, columns: size.columns, rows: size.rows)
         }
@@ -81,7 +83,7 @@ final class TerminalService: RunService {
         // would show them); every other log line goes to its notices while it is up.
         let label = logger.label
         model.noticeText = { ConsoleLogHandler.line(level: .notice, label: label, message: $0) }
-        sink.divert { [weak model] line in model?.appendNotice(line) }
+        sink.divert { line in model.appendNotice(line) }
         bridge.logsReports = false
         model.onChange = { [weak screen] in screen?.setNeedsDisplay() }
         screen.setNeedsDisplay()

@@ -50,6 +50,26 @@ final class DashboardLoopTests: XCTestCase {
         return (loop, link, bridge, model, core, metrics, hub)
     }
 
+    func testDetachGivesTheBridgeBackToTheModelAndEndsTheCycle() throws {
+        let loop = try EventLoop(clock: .manual)
+        let link = TestLink(loop: loop)
+        let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let model = RunViewModel(observing: bridge)
+        var core: DashboardLoop? = DashboardLoop(
+            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
+        weak let weakCore = core
+        XCTAssertTrue(bridge.observer === core)
+        core = nil
+        XCTAssertNotNil(weakCore, "the bridge keeps its observer, which keeps the bridge")
+        weakCore?.detach()
+        XCTAssertNil(weakCore, "detached, nothing keeps the dashboard's loop side")
+        XCTAssertTrue(bridge.observer === model)
+        bridge.start()
+        bridge.apply(.engine)
+        XCTAssertEqual(model.snapshot.state.engineOn, true)
+    }
+
     func testASilentSteeringTabStopsTheCar() throws {
         let (loop, link, _, _, core, metrics, _) = try make()
         XCTAssertEqual(link.texts, ["E,0,0,0"], "the handshake")

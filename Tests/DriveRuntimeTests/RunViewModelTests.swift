@@ -188,12 +188,18 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertTrue(screen.contains("  link up: recording"), screen)
     }
 
-    func testTheBridgeDoesNotKeepTheModelAlive() {
+    func testTheBridgeKeepsTheModelAndNeitherKeepsTheOther() {
         weak let weakModel = model
         model = nil
+        // The bridge keeps its observer (a weak reference would cost every report a side-table lookup) ...
+        XCTAssertNotNil(weakModel)
+        bridge.apply(.engine)
+        XCTAssertEqual(weakModel?.snapshot.state.engineOn, true)
+        // ... and the model does not keep the bridge: both go when the bridge's owner lets go of it.
+        weak let weakBridge = bridge
+        bridge = nil
+        XCTAssertNil(weakBridge)
         XCTAssertNil(weakModel)
-        XCTAssertNil(bridge.observer)
-        bridge.apply(.engine)  // nobody to tell: fine
     }
 
     func testKeepsTheLastTenFeedbackEventsOldestFirst() {
