@@ -110,12 +110,17 @@ public struct ControlMapper {
     }
 
     /// The earliest instant `tick` has work (long press, repeat); nil when none.
-    /// Inlinable: the runtime asks after every report, and a call takes the whole mapper by value (a copy of
-    /// it, memcpy); inlined, only the fields it reads are read.
+    ///
+    /// A `mutating get` (it changes nothing): the runtime asks after every report, on the mapper stored in its
+    /// coordinator, and a plain getter there ran on a copy of the whole mapper (a 905-byte memcpy per report:
+    /// the compiler cannot tell that the calls below leave the class's storage alone). A mutating getter is
+    /// handed the storage's address. Inlinable, so that only the fields it reads are read.
     @inlinable
     public var nextDeadline: Instant? {
-        guard drivesHandsFree else { return gestures.isHoldingAny ? gestures.nextDeadline : nil }
-        return deadlineDrivingHandsFree()
+        mutating get {
+            guard drivesHandsFree else { return gestures.isHoldingAny ? gestures.nextDeadline : nil }
+            return deadlineDrivingHandsFree()
+        }
     }
 
     /// `nextDeadline` with a hands-free mapper: out of line, so that the inlined part never touches the
