@@ -32,6 +32,10 @@ static inline unsigned long cb_TIOCGWINSZ(void) { return TIOCGWINSZ; }
 static inline unsigned long cb_TIOCSCTTY(void) { return TIOCSCTTY; }
 static inline unsigned long cb_FIONREAD(void) { return FIONREAD; }
 static inline unsigned long cb_EVIOCGRAB(void) { return EVIOCGRAB; }
+/// EVIOCGKEY(len): the keys down, as a bit mask of `len` bytes.
+static inline unsigned long cb_EVIOCGKEY(unsigned int len) { return EVIOCGKEY(len); }
+/// EVIOCGABS(code): an axis's `struct input_absinfo`, its current value among it.
+static inline unsigned long cb_EVIOCGABS(unsigned int code) { return EVIOCGABS(code); }
 /// setns(2) for the calling thread (the Glibc module does not expose it without _GNU_SOURCE).
 static inline int cb_setns(int fd, int nstype) { return (int)syscall(SYS_setns, fd, nstype); }
 /// CLONE_NEWNET, for cb_setns.

@@ -4,8 +4,13 @@ import DriveSystem
 import CLinux
 import Glibc
 
-/// Reads raw kernel `struct input_event` bytes from any fd (a pipe, a replay, an evdev node without libevdev)
-/// on the event loop through the same decoder and assembler the real device uses.
+/// Reads raw kernel `struct input_event` bytes from any fd (a pipe, a replay, an evdev node) on the event loop
+/// through the decoder and the frame assembler. `EvdevDevice` reads its node through one, with the kernel's
+/// state as the assembler's `stateSource` after `SYN_DROPPED`.
+///
+/// A read that returns less than the buffer holds drained the fd, and the turn ends there: an evdev node hands
+/// out only whole reports, and the loop's epoll is level-triggered, so the next report wakes it again. The C
+/// reader (libevdev) reads once more to see `EAGAIN`; this saves that system call on every report.
 public final class RawEvdevReader {
     /// Called with every raw event before it is assembled (for `carbridge monitor`).
     @exclusivity(unchecked) public var onEvent: ((InputEvent) -> Void)?
@@ -25,14 +30,22 @@ public final class RawEvdevReader {
     @exclusivity(unchecked) private var goneReported = false
 
     /// Reads `fd` (made non-blocking) with `absInfo` for normalisation; closes it on `close()` when `ownsFD`.
-    public init(
+    public convenience init(
         fd: Int32, loop: EventLoop, absInfo: [UInt16: AbsInfo], axisShapes: [UInt16: AxisShape] = [:],
         isAccelerometer: Bool = false, ownsFD: Bool = true
     ) throws {
+        try self.init(
+            fd: fd, loop: loop,
+            assembler: EvdevFrameAssembler(absInfo: absInfo, axisShapes: axisShapes, isAccelerometer: isAccelerometer),
+            ownsFD: ownsFD)
+    }
+
+    /// Reads `fd` (made non-blocking) into `assembler`; closes it on `close()` when `ownsFD`.
+    public init(fd: Int32, loop: EventLoop, assembler: EvdevFrameAssembler, ownsFD: Bool) throws {
         self.fd = fd
         self.loop = loop
         self.ownsFD = ownsFD
-        self.assembler = EvdevFrameAssembler(absInfo: absInfo, axisShapes: axisShapes, isAccelerometer: isAccelerometer)
+        self.assembler = assembler
         try Syscall.setNonBlocking(fd)
     }
 
@@ -54,6 +67,12 @@ public final class RawEvdevReader {
     /// How many `SYN_DROPPED` events were seen.
     public var droppedCount: Int { assembler.droppedCount }
 
+    /// The last raw value of each axis.
+    public var axisValues: [UInt16: Int32] { assembler.axisValues }
+
+    /// The whole known state as one frame (all axes, keys down) at `time`.
+    public func stateFrame(at time: Instant) -> InputFrame { assembler.stateFrame(at: time) }
+
     /// Starts watching the fd on the loop.
     public func start() throws {
         guard isOpen else { return }
@@ -72,6 +91,7 @@ public final class RawEvdevReader {
 
     private func readAvailable(_ events: IOEvents) {
         let now = loop.turnTime()
+        var readSomething = false
         while isOpen {
             let count: Int?
             do {
@@ -81,8 +101,13 @@ public final class RawEvdevReader {
             } catch {
                 return gone("read failed: \(error)")
             }
-            guard let count else { return }  // EAGAIN: all read
+            guard let count else {
+                // EAGAIN. A node that hung up with nothing to read is gone (a removed evdev node says ENODEV).
+                if !readSomething && (events.contains(.hangup) || events.contains(.error)) { gone("the device hung up") }
+                return
+            }
             if count == 0 { return gone("end of input") }
+            readSomething = true
             buffer.withUnsafeBytes { bytes in
                 decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), while: { (event: InputEvent) -> Bool in
                     onEvent?(event)
@@ -90,7 +115,8 @@ public final class RawEvdevReader {
                     return isOpen
                 })
             }
-            if !isOpen { return }
+            // Short: the fd is drained (see the type's comment); a full buffer may have more behind it.
+            if !isOpen || count < buffer.count { return }
         }
     }
 

@@ -52,6 +52,29 @@ final class RawEvdevReaderTests: XCTestCase {
         XCTAssertFalse(loop.isWatching(pipe.read))
     }
 
+    func testAFullBufferIsReadAgainInTheSameTurnAndTheNextReportWakesTheLoop() throws {
+        let loop = try EventLoop(clock: .manual)
+        let pipe = try Syscall.pipe()
+        defer { Syscall.close(pipe.write) }
+        let reader = try RawEvdevReader(fd: pipe.read, loop: loop, absInfo: axes)
+        var frames: [InputFrame] = []
+        reader.onFrame = { frames.append($0) }
+        try reader.start()
+        // 100 reports, 200 events: three buffers' worth (64 events each), written at once.
+        var events: [InputEvent] = []
+        for value in 1...100 { events += [TestSupport.abs(0, Int32(value * 300)), TestSupport.syn] }
+        try Syscall.writeAll(pipe.write, InputEventDecoder.encode(events))
+        let before = loop.wakeups
+        try TestSupport.run(loop) { frames.count == 100 }
+        XCTAssertEqual(loop.wakeups - before, 1, "a full read is followed by another in the same turn")
+        XCTAssertEqual(frames.last?.axes.first?.raw, 30000)
+        // The last read was short and ended the turn without a read that says EAGAIN; the next report wakes it.
+        try Syscall.writeAll(pipe.write, InputEventDecoder.encode([TestSupport.abs(0, -300), TestSupport.syn]))
+        try TestSupport.run(loop) { frames.count == 101 }
+        XCTAssertEqual(frames.last?.axes.first?.raw, -300)
+        XCTAssertEqual(loop.wakeups - before, 2)
+    }
+
     func testCloseStopsWithoutGone() throws {
         let loop = try EventLoop(clock: .manual)
         let pipe = try Syscall.pipe()
