@@ -26,7 +26,8 @@ public final class RawEvdevReader {
     private let ownsFD: Bool
     @exclusivity(unchecked) private var decoder = InputEventDecoder()
     @exclusivity(unchecked) private var assembler: EvdevFrameAssembler
-    @exclusivity(unchecked) private var buffer = [UInt8](repeating: 0, count: InputEventDecoder.recordSize * 64)
+    /// The read buffer, 64 events: allocated once and raw (an array checks its uniqueness at every mutable use).
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputEventDecoder.recordSize * 64, alignment: 8)
     @exclusivity(unchecked) private var goneReported = false
 
     /// Reads `fd` (made non-blocking) with `absInfo` for normalisation; closes it on `close()` when `ownsFD`.
@@ -53,6 +54,7 @@ public final class RawEvdevReader {
         // The loop holds the reading closure, which holds the reader unowned: it must never run again.
         if isOpen { loop.unwatch(fd) }
         if isOpen && ownsFD { Syscall.close(fd) }
+        buffer.deallocate()
     }
 
     /// Asked for the real state after `SYN_DROPPED` (nil: release all keys, re-emit the last axes).
@@ -95,7 +97,7 @@ public final class RawEvdevReader {
         while isOpen {
             let count: Int?
             do {
-                count = try buffer.withUnsafeMutableBytes { try Syscall.read(fd, into: $0) }
+                count = try Syscall.read(fd, into: buffer)
             } catch let error as SystemError {
                 return gone(error.errno == ENODEV ? "device removed (ENODEV)" : "read failed: \(error)")
             } catch {
@@ -108,13 +110,11 @@ public final class RawEvdevReader {
             }
             if count == 0 { return gone("end of input") }
             readSomething = true
-            buffer.withUnsafeBytes { bytes in
-                decoder.decode(UnsafeRawBufferPointer(rebasing: bytes[0..<count]), while: { (event: InputEvent) -> Bool in
-                    onEvent?(event)
-                    assembler.feed(event, at: now) { frame in onFrame?(frame) }
-                    return isOpen
-                })
-            }
+            decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), while: { (event: InputEvent) -> Bool in
+                onEvent?(event)
+                assembler.feed(event, at: now) { frame in onFrame?(frame) }
+                return isOpen
+            })
             // Short: the fd is drained (see the type's comment); a full buffer may have more behind it.
             if !isOpen || count < buffer.count { return }
         }

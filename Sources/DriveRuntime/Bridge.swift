@@ -19,11 +19,12 @@ public final class Bridge {
     private let logger: Logger
     /// Follows the machine's `nextDeadline`.
     /// Set in `init` (not lazy: a lazy property is checked for exclusive access at every use).
-    @exclusivity(unchecked) private var timer: DeadlineTimer!
+    /// Follows the machine's next deadline; a `let`, so arming it after every control retains nothing.
+    private let timer: DeadlineTimer
     @exclusivity(unchecked) private var shuttingDown = false
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
     @exclusivity(unchecked) private var turn: SessionLimit?
-    @exclusivity(unchecked) private var turnTimer: DeadlineTimer!
+    private let turnTimer: DeadlineTimer
     /// What the link's callbacks and a flush's or a shutdown's end hold weakly instead of the bridge: every
     /// input report retains and releases the bridge twice (the inputs' control and state closures hold it),
     /// and a weak reference to it sent each of those down the runtime's slow path. Set at the end of `init`.
@@ -53,10 +54,12 @@ public final class Bridge {
         self.link = link
         self.loop = loop
         self.logger = logger
-        // The timers are the bridge's own and are cancelled when they go with it: unowned.
-        timer = DeadlineTimer(loop: loop) { [unowned self] in self.timerFired() }
-        turnTimer = DeadlineTimer(loop: loop) { [unowned self] in self.turnTimeUp() }
+        timer = DeadlineTimer(loop: loop)
+        turnTimer = DeadlineTimer(loop: loop)
         lifeline = Lifeline(self)
+        // The timers are the bridge's own and are cancelled when they go with it: unowned.
+        timer.setAction { [unowned self] in self.timerFired() }
+        turnTimer.setAction { [unowned self] in self.turnTimeUp() }
         link.onStateChange = { [weak lifeline] state in lifeline?.owner.linkChanged(to: state) }
         link.onLine = { [weak lifeline] line in lifeline?.owner.carSaid(line) }
     }

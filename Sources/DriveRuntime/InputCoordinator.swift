@@ -34,9 +34,9 @@ public final class InputCoordinator {
     private let logger: Logger
     private let picker: DevicePicker
     @exclusivity(unchecked) private var mapper: ControlMapper
-    /// Follows `mapper.nextDeadline`. Set in `init` (not lazy: a lazy property is checked for
-    /// exclusive access at every use, and this one is re-armed after every frame).
-    @exclusivity(unchecked) private var mapperTimer: DeadlineTimer!
+    /// Follows `mapper.nextDeadline`. A `let` (a `var` is retained and released around every `arm`, and this
+    /// one is re-armed after every frame; a lazy one is also checked for exclusive access at every use).
+    private let mapperTimer: DeadlineTimer
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
     @exclusivity(unchecked) private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
@@ -102,16 +102,17 @@ public final class InputCoordinator {
         self.mapper = ControlMapper(settings: config.mapperSettings)
         self.inputTimeout = .milliseconds(config.steering.inputTimeoutMilliseconds)
         self.watchdog = SampleWatchdog(timeout: inputTimeout)
+        mapperTimer = DeadlineTimer(loop: loop)
         // The timers are the coordinator's own and are cancelled when they go with it: unowned.
-        mapperTimer = DeadlineTimer(loop: loop) { [unowned self] in
+        watchdogTimer = DeadlineTimer(loop: loop) { [unowned self] in self.watchdogFired() }
+        lifeline = Lifeline(self)
+        mapperTimer.setAction { [unowned self] in
             var events = self.takeScratch()
             self.refreshDriveState()
             self.mapper.tick(at: self.loop.turnTime(), into: &events)
             self.deliver(&events)
             self.reportHandsFree()
         }
-        watchdogTimer = DeadlineTimer(loop: loop) { [unowned self] in self.watchdogFired() }
-        lifeline = Lifeline(self)
     }
 
     /// The devices in use, in words.

@@ -13,7 +13,7 @@ import DriveCore
 /// (a search, an array shift and an insert); now it is a comparison. An earlier deadline re-schedules at once.
 public final class DeadlineTimer {
     private let loop: EventLoop
-    private let action: () -> Void
+    @exclusivity(unchecked) private var action: () -> Void
     @exclusivity(unchecked) private var timer: EventLoop.TimerID?
     /// When the loop's timer is due (nil: none is scheduled): `deadline` or earlier, never later.
     @exclusivity(unchecked) private var scheduled: Instant?
@@ -29,6 +29,18 @@ public final class DeadlineTimer {
         self.loop = loop
         self.action = action
         fire = { [unowned self] in self.due() }
+    }
+
+    /// A disarmed timer on `loop` that does nothing until `setAction`. For an owner that keeps its timer in a
+    /// `let`, which it must create before it can capture itself: a timer in a `var` is retained and released
+    /// around every `arm` (a `let` is not), and the bridge's and the coordinator's are armed after every report.
+    public convenience init(loop: EventLoop) {
+        self.init(loop: loop, action: {})
+    }
+
+    /// Sets what runs at each deadline from now on.
+    public func setAction(_ action: @escaping () -> Void) {
+        self.action = action
     }
 
     deinit {

@@ -19,6 +19,23 @@ final class DeadlineTimerTests: XCTestCase {
         XCTAssertNil(loop.nextTimerDeadline)
     }
 
+    func testAnActionSetLaterRunsFromThenOn() throws {
+        let loop = try EventLoop(clock: .manual)
+        let start = loop.now()
+        var fired: [String] = []
+        let timer = DeadlineTimer(loop: loop)
+        timer.arm(at: start + .milliseconds(10))
+        try loop.advance(by: .milliseconds(20))
+        XCTAssertNil(timer.deadline, "with no action yet the deadline passes and nothing runs")
+        timer.setAction { fired.append("first") }
+        timer.arm(at: start + .milliseconds(30))
+        try loop.advance(by: .milliseconds(20))
+        timer.setAction { fired.append("second") }
+        timer.arm(at: start + .milliseconds(50))
+        try loop.advance(by: .milliseconds(20))
+        XCTAssertEqual(fired, ["first", "second"])
+    }
+
     func testSameDeadlineKeepsTheScheduledTimer() throws {
         let loop = try EventLoop(clock: .manual)
         let start = loop.now()
