@@ -515,7 +515,7 @@ public final class EventLoop {
     private func poll(timeoutMilliseconds: Int32) throws -> Int {
         let events = eventBuffer
         armTimerFD()
-        let count = epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
+        let count = cb_epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
         // One turn: its handlers share one clock reading (`turnTime`). Nested turns (a handler that
         // runs the loop) restore the outer turn's flag; the outer turn then reads the clock again.
         let outerTurn = inTurn

@@ -72,9 +72,9 @@ public enum Syscall {
         throw error
     }
 
-    /// `read(2)` into `buffer`; nil when it would block, 0 at end of file.
+    /// `read(2)` into `buffer`; nil when it would block, 0 at end of file. Not a cancellation point (`cb_read`).
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
-        try nonBlocking("read", fd: fd) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        try nonBlocking("read", fd: fd) { cb_read(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)` from `bytes`; nil when it would block, else the count written.
