@@ -129,14 +129,18 @@ public struct KernelQueueAccounting: Hashable, Sendable {
     /// that did not block), so it leaves within `heldRecheckInterval` of the queue having room —
     /// no signal tells when the car acknowledges, and the short rechecks last only while something
     /// is held; less often while the kernel holds bytes (stall detection) or someone waits for a
-    /// flush; nil when everything has drained (no wake-ups on an idle link).
+    /// flush; nil when everything has drained (no wake-ups on an idle link). Always later than `now`.
     public func nextCheck(at now: Instant, pendingInCarbridge: Bool, flushWaiting: Bool) -> Instant? {
         if isHolding || (pendingInCarbridge && !isWriteBlocked) {
             return Instant(nanoseconds: now.nanoseconds &+ heldRecheckNanoseconds)
         }
         guard pendingInCarbridge || queuedBytes > 0 || flushWaiting else { return nil }
+        let recheck = Instant(nanoseconds: now.nanoseconds &+ queueRecheckNanoseconds)
         let stallAt = Instant(nanoseconds: lastDrain.nanoseconds &+ stallTimeoutNanoseconds)
-        let next = min(Instant(nanoseconds: now.nanoseconds &+ queueRecheckNanoseconds), max(stallAt, now))
+        // The stall's instant while it is ahead. Once it has come the caller has decided (a stall closes an up
+        // link; a shutdown's flush lets its window decide): looking again at `now` would fire in the same pass
+        // over the due timers, whose clock does not move, for ever.
+        let next = stallAt > now ? min(recheck, stallAt) : recheck
         return flushWaiting ? min(next, Instant(nanoseconds: now.nanoseconds &+ flushRecheckNanoseconds)) : next
     }
 }

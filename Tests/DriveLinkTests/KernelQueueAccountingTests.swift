@@ -117,7 +117,9 @@ final class KernelQueueAccountingTests: XCTestCase {
         XCTAssertEqual(queue.nextCheck(at: .milliseconds(1_080), pendingInCarbridge: false, flushWaiting: false),
                        .milliseconds(1_100), "never later than the instant the stall timeout runs out")
         XCTAssertEqual(queue.nextCheck(at: .milliseconds(1_200), pendingInCarbridge: false, flushWaiting: false),
-                       .milliseconds(1_200), "a stall already due is looked at now")
+                       .milliseconds(1_250), "a stall already due was decided on: never looked at the same instant again")
+        XCTAssertEqual(queue.nextCheck(at: .milliseconds(1_200), pendingInCarbridge: false, flushWaiting: true),
+                       .milliseconds(1_210), "while a flush waits: at the flush recheck interval")
 
         queue.hold()
         XCTAssertEqual(queue.nextCheck(at: .milliseconds(300), pendingInCarbridge: true, flushWaiting: false),

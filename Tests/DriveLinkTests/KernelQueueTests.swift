@@ -98,6 +98,26 @@ final class KernelQueueTests: XCTestCase {
         XCTAssertEqual(link.stalls, 1)
     }
 
+    /// A shutdown's flush lets its window decide, not the stall clock. When the stall moment came during the
+    /// flush, the next look at the queue was scheduled at that same instant, again and again, inside one pass
+    /// over the due timers (the turn's clock does not move): the loop spun and the shutdown never ended
+    /// (seen once in a loaded CI run, in SerialStallTests; this test hung before the fix).
+    func testAStallThatFallsDueDuringAShutdownFlushEndsAtTheFlushWindow() throws {
+        let (loop, connector, link, recorder) = try stallTestLink()
+        defer { Glibc.close(connector.peer) }
+        let start = loop.now()
+        link.send(motion(50))
+        try loop.run(until: start.advanced(by: .milliseconds(250)))
+        XCTAssertEqual(link.state, .up, "250 of the 300 ms: not a stall yet")
+        var result: FlushResult?
+        link.shutdown(flushWithin: .milliseconds(200)) { result = $0 }
+        XCTAssertTrue(try spin(loop, timeout: .seconds(2)) { result != nil })
+        XCTAssertEqual(result, .timedOut)
+        XCTAssertEqual(loop.now().duration(since: start), .milliseconds(450), "the flush window (250 + 200 ms) decides")
+        XCTAssertEqual(link.state, .closed)
+        XCTAssertEqual(recorder.downReasons.filter { $0.contains("stalled") }, [], "no stall while flushing")
+    }
+
     func testAQueueThatKeepsDrainingIsNotAStall() throws {
         let (loop, connector, link, recorder) = try stallTestLink()
         defer { Glibc.close(connector.peer) }
