@@ -17,9 +17,8 @@ public final class Bridge {
     public let link: CarLink
     @exclusivity(unchecked) private var machine: DriveMachine
     private let logger: Logger
-    /// Follows the machine's `nextDeadline`.
-    /// Set in `init` (not lazy: a lazy property is checked for exclusive access at every use).
-    /// Follows the machine's next deadline; a `let`, so arming it after every control retains nothing.
+    /// Follows the machine's `nextDeadline`. A `let`, so arming it after every control retains nothing (and not
+    /// lazy: a lazy property is checked for exclusive access at every use).
     private let timer: DeadlineTimer
     @exclusivity(unchecked) private var shuttingDown = false
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
