@@ -216,8 +216,8 @@ public struct EvdevFrameAssembler {
         return false
     }
 
-    /// Drops the events of the report in progress (libevdev: at the start of its sync).
-    public mutating func discardPending() {
+    /// Drops the events of the report in progress (at `SYN_DROPPED`, a resync and the end of every report).
+    private mutating func discardPending() {
         pendingMask = 0
         if !pendingOverflow.isEmpty { pendingOverflow.removeAll(keepingCapacity: true) }
         pendingAxisOrder.removeAllKeepingStorage()
