@@ -288,15 +288,26 @@ public final class EventLoop {
         fireTimers(dueBy: turnTime())
     }
 
-    /// Runs the timers due by `instant`, earliest first (also those they schedule at or before it).
-    /// Returns whether any ran.
+    /// Runs the timers due by `instant` that were scheduled before this pass, earliest first, and returns
+    /// whether any ran. A timer one of them schedules at or before `instant` waits for the next turn (as
+    /// `schedule(at:)` promises for a deadline in the past): a timer that keeps rescheduling itself for now
+    /// must not keep the loop from its fds and signals. One did (a link's queue check during a shutdown
+    /// flush) and the loop never saw SIGTERM again; `KernelQueueAccounting` was mended, this is the rule.
     @discardableResult
     private func fireTimers(dueBy instant: Instant) -> Bool {
+        // Timer ids grow with every schedule, so an id from this pass is at least `firstNew`.
+        let firstNew = nextToken
         var fired = false
-        while let first = timers.first, first.deadline <= instant {
-            timers.removeFirst()
+        var index = 0
+        while index < timers.count, timers[index].deadline <= instant {
+            if timers[index].id >= firstNew {
+                index += 1
+                continue
+            }
+            let timer = timers.remove(at: index)
             fired = true
-            first.body()
+            timer.body()
+            index = 0  // the body may have scheduled or cancelled timers anywhere before this one
         }
         return fired
     }

@@ -85,6 +85,13 @@ final class EventLoopTests: XCTestCase {
         XCTAssertGreaterThan(loop.turnTime(), turns[1].now, "outside a turn it is now()")
     }
 
+    /// A timer that reschedules itself for now runs once per turn, so fds (and signals) still get theirs. The
+    /// loop once fired such a timer over and over in one pass and never saw SIGTERM; here it gives up after
+    /// `cap` firings, so the test fails instead of hanging on a loop without the rule.
+    func testATimerReschedulingItselfForNowLetsTheLoopHandleItsFds() throws {
+        try assertARescheduledTimerYieldsToFds(try EventLoop())
+    }
+
     func testReadableFdDeliversDataAndUnwatchStopsIt() throws {
         let loop = try EventLoop()
         let (r, w) = try Syscall.pipe()
@@ -323,6 +330,10 @@ final class ManualClockTests: XCTestCase {
         XCTAssertEqual(loop.now(), start + .seconds(1))
     }
 
+    func testATimerReschedulingItselfForNowLetsTheLoopHandleItsFds() throws {
+        try assertARescheduledTimerYieldsToFds(try EventLoop(clock: .manual))
+    }
+
     func testRealFdsArePolledWhileTimeIsAdvanced() throws {
         let loop = try EventLoop(clock: .manual)
         let (readEnd, writeEnd) = try Syscall.pipe()
@@ -346,4 +357,35 @@ final class ManualClockTests: XCTestCase {
         try loop.runOnce(timeout: .seconds(1))
         XCTAssertEqual(loop.now(), start + .milliseconds(130))
     }
+}
+
+/// Schedules a timer that reschedules itself at the instant the test began, a deadline that is always due (up
+/// to `cap` times); its first firing makes a pipe readable, whose handler stops the loop. The handler must run within a few firings of the timer, not after all of them.
+private func assertARescheduledTimerYieldsToFds(_ loop: EventLoop, file: StaticString = #filePath, line: UInt = #line) throws {
+    let cap = 100_000
+    let (readEnd, writeEnd) = try Syscall.pipe()
+    defer { Glibc.close(readEnd); Glibc.close(writeEnd) }
+    let start = loop.now()
+    var firings = 0
+    var firingsWhenReadable: Int?
+    func again() {
+        firings += 1
+        if firings == 1 {
+            var byte: UInt8 = 1
+            XCTAssertEqual(Glibc.write(writeEnd, &byte, 1), 1, file: file, line: line)
+        }
+        if firings < cap { loop.schedule(at: start, again) }
+    }
+    try loop.watch(readEnd, for: .readable) { _ in
+        var byte: UInt8 = 0
+        _ = Glibc.read(readEnd, &byte, 1)
+        if firingsWhenReadable == nil { firingsWhenReadable = firings }
+        loop.stop()
+    }
+    loop.schedule(at: start, again)
+    try loop.run(until: start + .seconds(30))
+    let seen = try XCTUnwrap(firingsWhenReadable, "the pipe's handler ran", file: file, line: line)
+    XCTAssertLessThanOrEqual(seen, 3, "the fd waited for \(seen) firings of a timer that reschedules itself for now",
+                             file: file, line: line)
+    loop.unwatch(readEnd)
 }
