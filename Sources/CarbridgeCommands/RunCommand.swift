@@ -32,23 +32,29 @@ struct RunCommand: CarbridgeCommand {
     @OptionGroup var common: CommonOptions
 
     // The flags that override config keys: each value is read by the key's declaration (ConfigKeys),
-    // with the config file's ranges, rounding and messages.
+    // with the config file's ranges, rounding and messages. Their help is built once: argument-parser
+    // makes a `RunCommand` each time it looks at the arguments (four times in one parse of `run`).
+    private static let linkHelp = ArgumentHelp(ConfigKeys.url.flagHelp, valueName: "url")
+    private static let maxSpeedHelp = ArgumentHelp(ConfigKeys.maxSpeed.flagHelp, valueName: "speed")
+    private static let periodHelp = ArgumentHelp(ConfigKeys.period.flagHelp, valueName: "ms")
+    private static let idleTimeoutHelp = ArgumentHelp(ConfigKeys.idleTimeout.flagHelp, valueName: "seconds")
+    private static let terminatorHelp = ArgumentHelp(ConfigKeys.terminator.flagHelp, valueName: "name")
 
-    @Option(name: .long, help: ArgumentHelp(ConfigKeys.url.flagHelp, valueName: "url"), transform: ConfigFlag.parser(ConfigKeys.url))
+    @Option(name: .long, help: Self.linkHelp, transform: ConfigFlag.parser(ConfigKeys.url))
     var link: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp(ConfigKeys.maxSpeed.flagHelp, valueName: "speed"),
+    @Option(name: .long, help: Self.maxSpeedHelp,
             transform: ConfigFlag.parser(ConfigKeys.maxSpeed))
     var maxSpeed: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp(ConfigKeys.period.flagHelp, valueName: "ms"), transform: ConfigFlag.parser(ConfigKeys.period))
+    @Option(name: .long, help: Self.periodHelp, transform: ConfigFlag.parser(ConfigKeys.period))
     var periodMs: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp(ConfigKeys.idleTimeout.flagHelp, valueName: "seconds"),
+    @Option(name: .long, help: Self.idleTimeoutHelp,
             transform: ConfigFlag.parser(ConfigKeys.idleTimeout))
     var idleTimeout: ConfigOverride?
 
-    @Option(name: .long, help: ArgumentHelp(ConfigKeys.terminator.flagHelp, valueName: "name"),
+    @Option(name: .long, help: Self.terminatorHelp,
             transform: ConfigFlag.parser(ConfigKeys.terminator))
     var terminator: ConfigOverride?
 

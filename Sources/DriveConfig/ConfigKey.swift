@@ -19,14 +19,21 @@ public struct ConfigKey<Value: Sendable>: Sendable {
     public let details: [String]
     /// Checks a value of the right TOML type against `kind` and any rule of the key's own, and converts it.
     private let convert: @Sendable (ConfigScalar) throws(ConfigValueError) -> Value
+    /// Where the value goes, built the first time it is asked for.
+    ///
+    /// Every start reads the defaults of about 40 keys (`CarbridgeConfig`'s properties start at them), and
+    /// instantiating a key path from its literal was nearly all of a key's declaration: about 4 % of a
+    /// start's time (host `perf`, 100 starts of `carbridge run`). Only a key the file or a flag sets needs it.
+    private let makeKeyPath: @Sendable () -> WritableKeyPath<CarbridgeConfig, Value> & Sendable
+
     /// Where the value goes.
-    let keyPath: WritableKeyPath<CarbridgeConfig, Value> & Sendable
+    var keyPath: WritableKeyPath<CarbridgeConfig, Value> & Sendable { makeKeyPath() }
 
     /// Declares a key whose TOML value `convert` checks (after `kind`'s range or spelling) and turns into
     /// the typed value stored at `keyPath`. The default must pass its own checks.
     init(
         _ table: String, _ name: String, _ kind: ConfigKind, default defaultScalar: ConfigScalar, doc: String,
-        details: [String] = [], at keyPath: WritableKeyPath<CarbridgeConfig, Value> & Sendable,
+        details: [String] = [], at keyPath: @escaping @autoclosure @Sendable () -> WritableKeyPath<CarbridgeConfig, Value> & Sendable,
         convert: @escaping @Sendable (ConfigScalar) throws(ConfigValueError) -> Value
     ) {
         self.table = table
@@ -35,7 +42,7 @@ public struct ConfigKey<Value: Sendable>: Sendable {
         self.defaultScalar = defaultScalar
         self.doc = doc
         self.details = details
-        self.keyPath = keyPath
+        makeKeyPath = keyPath
         let checked: @Sendable (ConfigScalar) throws(ConfigValueError) -> Value = { scalar throws(ConfigValueError) in
             if let problem = kind.problem(with: scalar) { throw ConfigValueError(problem) }
             return try convert(scalar)
@@ -83,9 +90,9 @@ extension ConfigKey where Value == Int {
     /// An integer key stored as it is; `check` adds a rule of its own (nil = fine).
     static func integer(
         _ table: String, _ name: String, default value: Int, range: ClosedRange<Int>, doc: String, details: [String] = [],
-        at keyPath: WritableKeyPath<CarbridgeConfig, Int> & Sendable, check: @escaping @Sendable (Int) -> String? = { _ in nil }
+        at keyPath: @escaping @autoclosure @Sendable () -> WritableKeyPath<CarbridgeConfig, Int> & Sendable, check: @escaping @Sendable (Int) -> String? = { _ in nil }
     ) -> ConfigKey<Int> {
-        ConfigKey(table, name, .integer(range), default: .integer(value), doc: doc, details: details, at: keyPath) {
+        ConfigKey(table, name, .integer(range), default: .integer(value), doc: doc, details: details, at: keyPath()) {
             scalar throws(ConfigValueError) in
             let number = scalar.integerValue ?? value
             if let problem = check(number) { throw ConfigValueError(problem) }
@@ -98,9 +105,9 @@ extension ConfigKey where Value == Double {
     /// A number key (integers accepted) stored as it is.
     static func number(
         _ table: String, _ name: String, default value: Double, range: ClosedRange<Double>, doc: String,
-        details: [String] = [], at keyPath: WritableKeyPath<CarbridgeConfig, Double> & Sendable
+        details: [String] = [], at keyPath: @escaping @autoclosure @Sendable () -> WritableKeyPath<CarbridgeConfig, Double> & Sendable
     ) -> ConfigKey<Double> {
-        ConfigKey(table, name, .number(range), default: .number(value), doc: doc, details: details, at: keyPath) {
+        ConfigKey(table, name, .number(range), default: .number(value), doc: doc, details: details, at: keyPath()) {
             $0.numberValue ?? value
         }
     }
@@ -110,9 +117,9 @@ extension ConfigKey where Value == Bool {
     /// A true/false key.
     static func boolean(
         _ table: String, _ name: String, default value: Bool, doc: String, details: [String] = [],
-        at keyPath: WritableKeyPath<CarbridgeConfig, Bool> & Sendable
+        at keyPath: @escaping @autoclosure @Sendable () -> WritableKeyPath<CarbridgeConfig, Bool> & Sendable
     ) -> ConfigKey<Bool> {
-        ConfigKey(table, name, .boolean, default: .boolean(value), doc: doc, details: details, at: keyPath) {
+        ConfigKey(table, name, .boolean, default: .boolean(value), doc: doc, details: details, at: keyPath()) {
             if case .boolean(let flag) = $0 { return flag }
             return value
         }
@@ -123,11 +130,11 @@ extension ConfigKey where Value: RawRepresentable & CaseIterable, Value.RawValue
     /// A key spelled as one of an enum's raw values.
     static func choice(
         _ table: String, _ name: String, default value: Value, doc: String, details: [String] = [],
-        at keyPath: WritableKeyPath<CarbridgeConfig, Value> & Sendable
+        at keyPath: @escaping @autoclosure @Sendable () -> WritableKeyPath<CarbridgeConfig, Value> & Sendable
     ) -> ConfigKey<Value> {
         ConfigKey(
             table, name, .choice(Value.allCases.map(\.rawValue)), default: .string(value.rawValue), doc: doc,
-            details: details, at: keyPath
+            details: details, at: keyPath()
         ) { Value(rawValue: $0.stringValue ?? "") ?? value }
     }
 }
