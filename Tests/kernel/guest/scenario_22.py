@@ -104,12 +104,7 @@ def run(sc):
     # car's accept). Under TCG every block of code runs translated first, so a start costs by the breadth
     # of the code it runs and the libraries it maps, which these separate.
     def exec_to_exit(argv):
-        times = []
-        for _ in range(FLOOR_RUNS):
-            t = monotonic()
-            subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60)
-            times.append((monotonic() - t) * 1000.0)
-        return k.percentile(times, 50)
+        return k.percentile([k.exec_ms(argv) for _ in range(FLOOR_RUNS)], 50)
     busybox = shutil.which("busybox")
     floors = [("startup_floor_static_true", [busybox, "true"] if busybox else None),   # exec of a static binary
               ("startup_floor_dynamic_true", ["/bin/true"]),                            # + the loader and libc
