@@ -360,7 +360,8 @@ final class ManualClockTests: XCTestCase {
 }
 
 /// Schedules a timer that reschedules itself at the instant the test began, a deadline that is always due (up
-/// to `cap` times); its first firing makes a pipe readable, whose handler stops the loop. The handler must run within a few firings of the timer, not after all of them.
+/// to `cap` times); its first firing makes a pipe readable, whose handler stops the loop. The handler must run
+/// within a few firings of the timer, not after all of them.
 private func assertARescheduledTimerYieldsToFds(_ loop: EventLoop, file: StaticString = #filePath, line: UInt = #line) throws {
     let cap = 100_000
     let (readEnd, writeEnd) = try Syscall.pipe()
