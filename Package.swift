@@ -200,6 +200,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
+            name: "CarbridgeCommandsTests",
+            dependencies: [
+                "CarbridgeCommands", "DriveConfig", "DriveInput",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["CLinux"],
             exclude: ["Fixtures"]),

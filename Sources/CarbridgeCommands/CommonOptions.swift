@@ -18,22 +18,33 @@ struct CommonOptions: ParsableArguments {
     var logLevel: Logger.Level = .info
 
     func validate() throws {
-        if let config, config.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) {
-            throw ValidationError("--config: the file name must not be empty (omit --config for the built-in defaults)")
-        }
+        if let problem = Self.configProblem(config) { throw ValidationError(problem) }
     }
 
     /// Loads the config file (or the defaults) once: TOML, types, ranges and every evdev name (checked
     /// against libevdev now, not when a device appears). Throws `ConfigErrors`: every problem in the file.
-    func loadConfig() throws -> CarbridgeConfig {
-        guard let path = config else { return try CarbridgeConfig.defaults(resolver: EventCodeNames()) }
+    func loadConfig() throws -> CarbridgeConfig { try Self.loadConfig(path: config) }
+
+    /// A logger writing to `sink` at the chosen level.
+    func makeLogger(label: String, sink: LogSink) -> Logger { Self.makeLogger(label: label, sink: sink, level: logLevel) }
+
+    /// Loads the config file at `path`, or the defaults for nil (`loadConfig()`).
+    static func loadConfig(path: String?) throws -> CarbridgeConfig {
+        guard let path else { return try CarbridgeConfig.defaults(resolver: EventCodeNames()) }
         return try CarbridgeConfig.load(file: path, resolver: EventCodeNames())
     }
 
-    /// A logger writing to `sink` at the chosen level.
-    func makeLogger(label: String, sink: LogSink) -> Logger {
-        let level = logLevel
-        return Logger(label: label) { ConsoleLogHandler(label: $0, sink: sink, level: level) }
+    /// A logger writing to `sink` at `level`.
+    static func makeLogger(label: String, sink: LogSink, level: Logger.Level) -> Logger {
+        Logger(label: label) { ConsoleLogHandler(label: $0, sink: sink, level: level) }
+    }
+
+    /// Why argument-parser refuses `path` as `--config` (`validate()`), or nil.
+    static func configProblem(_ path: String?) -> String? {
+        guard let path, path.unicodeScalars.allSatisfy({ $0 == "\t" || $0.properties.generalCategory == .spaceSeparator }) else {
+            return nil
+        }
+        return "--config: the file name must not be empty (omit --config for the built-in defaults)"
     }
 }
 

@@ -1,9 +1,5 @@
 import ArgumentParser
-import DriveCore
 import DriveConfig
-import DriveInput
-import DriveRuntime
-import Glibc
 
 /// `carbridge run`: the main job.
 struct RunCommand: CarbridgeCommand {
@@ -80,32 +76,13 @@ struct RunCommand: CarbridgeCommand {
         valueName: "host:port"), transform: ConfigFlag.parser(ConfigKeys.listen))
     var dashboard: ConfigOverride?
 
-    func run() throws {
-        var config = try common.loadConfig()
-        for override in [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap({ $0 }) {
-            override.apply(to: &config)
-        }
-        if let problem = config.dashboard.problem { throw ValidationError("--dashboard: \(problem)") }
-        // The dashboard's code (Hummingbird, SwiftNIO) is only in `carbridge-dashboard`: a run with the
-        // dashboard on becomes that program (the same command line, the same process), before it has
-        // opened, started or logged anything; a run without it never maps a page of that code.
-        let makeDashboard = config.dashboard.listen == nil ? nil : try DashboardBuild.dashboardFactory()
-        let sink = LogSink()
-        let logger = common.makeLogger(label: "carbridge", sink: sink)
-
-        var options = RunSession.Options()
-        options.keyboard = !noKeyboard
-        options.view = !noView
-        if let replay {
-            options.replay = try loadRecording(replay)
-        }
-        // Process-wide, so the executable's: a car or a browser that hangs up makes a write fail
-        // with EPIPE (handled where it happens) instead of killing the process before the car stops.
-        signal(SIGPIPE, SIG_IGN)
-        let session = RunSession(config: config, options: options, environment: try .process(), logger: logger, sink: sink)
-        // The dashboard's server (and its threads) exists only when it is enabled.
-        if let makeDashboard { session.extensions.append(makeDashboard(config, logger)) }
-        let code = try session.run()
-        if code != 0 { throw ExitCode(code) }
+    /// The run these options ask for.
+    var invocation: RunInvocation {
+        RunInvocation(
+            configPath: common.config, logLevel: common.logLevel,
+            overrides: [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap { $0 },
+            keyboard: !noKeyboard, view: !noView, replay: replay)
     }
+
+    func run() throws { try invocation.run() }
 }
