@@ -45,9 +45,12 @@ libstdcxx=$(ls -1 /usr/lib/gcc/*/*/libstdc++.a 2>/dev/null | sort -V | tail -1)
 [ -n "$libstdcxx" ] || { echo "package: no libstdc++.a under /usr/lib/gcc (libstdc++-12-dev)" >&2; exit 1; }
 mkdir -p "$scratch/static-libstdc++"
 ln -sf "$libstdcxx" "$scratch/static-libstdc++/libstdc++.a"
-# Every product with the same flags, so no build invalidates another's modules.
+# Every product with the same flags, so no build invalidates another's modules. No RUNPATH: SwiftPM's
+# default $ORIGIN would make the loader look for each of the six shared libraries in /usr/bin (and its
+# glibc-hwcaps, tls and x86_64 subdirectories) first, 24 failed lookups at every start, and a library
+# search path in /usr/bin is not one a Debian binary should have (the Swift runtime is linked in).
 build=(env CARBRIDGE_STATIC_LIBSTDCXX="$scratch/static-libstdc++" swift build -c release --static-swift-stdlib
-       --scratch-path "$scratch")
+       --disable-local-rpath --scratch-path "$scratch")
 "${build[@]}" --product carbridge
 "${build[@]}" --product carbridge-dashboard
 "${build[@]}" --product generate-manual

@@ -87,6 +87,10 @@ dashboard=$tmp/root/usr/libexec/carbridge/carbridge-dashboard
 swiftlibs=$(ldd "$bin" "$dashboard" 2>&1 | grep -Ei 'libswift|libFoundation|libdispatch|libstdc\+\+|not found')
 [ -z "$swiftlibs" ]
 check "the binaries need no Swift runtime library and no libstdc++.so (ldd)" $? "$swiftlibs"
+# No $ORIGIN search path (scripts/package.sh: --disable-local-rpath): no failed lookups in /usr/bin at start.
+! readelf -d "$bin" "$dashboard" | grep -Eq 'RUNPATH|RPATH'
+check "the binaries have no library search path (readelf -d: no RUNPATH, no RPATH)" $? "$(readelf -d "$bin" "$dashboard" | grep -E 'RUNPATH|RPATH' | tr -s ' ' | tr '\n' ' ')"
+
 # libsystemd (and the six libraries it links) is loaded only for D-Bus (dlopen in Sources/CSDBus): not at start.
 ! readelf -d "$bin" | grep -q 'NEEDED.*libsystemd'
 check "carbridge does not link libsystemd (readelf -d: no NEEDED entry)" $? "$(readelf -d "$bin" | grep NEEDED | tr -s ' ' | tr '\n' ' ')"
