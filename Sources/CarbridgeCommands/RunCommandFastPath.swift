@@ -7,8 +7,8 @@ import Logging
 /// Why: argument-parser learns a command's options at run time, by reflecting on the command's
 /// property wrappers (`Mirror`, dynamic casts, generic metadata), and in the static program every
 /// first conformance lookup scans all of its ~4,000 conformance records. One parse of `run` was 12.0
-/// of the 14.8 million instructions from exec to `connect(2)` (callgrind, issue 17); under the guest's
-/// TCG every million costs about 19 ms of start-up.
+/// of the 14.8 million instructions from exec to `connect(2)` (callgrind, issue 17), and 58 ms of a
+/// start in the QEMU guest (docs/performance.md, "Start-up, sixth pass").
 ///
 /// What it accepts it reads exactly as argument-parser does, into the same `RunInvocation`
 /// (`RunCommandFastPathTests` puts the two side by side): `run` followed by `run`'s own options, each
