@@ -30,6 +30,14 @@ def switches(pid):
     return counts.get("voluntary_ctxt_switches", 0), counts.get("nonvoluntary_ctxt_switches", 0)
 
 
+def user_system_ticks(pid):
+    """(utime, stime) of the process so far in clock ticks, from /proc/PID/stat: sampled at the tick, so a
+    split of the CPU time into user space and the kernel that is only right over many ticks."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int(fields[11]), int(fields[12])
+
+
 def run(sc):
     refreader = os.path.join(k.HELPERS, "refreader")
     bins = binaries(sc)
@@ -40,6 +48,7 @@ def run(sc):
     period = lat_events()
     cycle = [(e.ABS_X, LAT_STEER[-2])] + [(c, v) for c, v, _ in (period[i % len(period)] for i in range(REPORTS - 1))]
     ratios = {tag: [] for tag, _ in bins}
+    totals = {tag: {"cb": (0, 0), "ref": (0, 0)} for tag, _ in bins}   # clock ticks (user, system), all rounds
     for rnd in range(rounds(6)):
         for tag, binary in (bins if rnd % 2 == 0 else bins[::-1]):
             work = os.path.join(sc.work, "%s-%d" % (tag, rnd))
@@ -58,10 +67,12 @@ def run(sc):
             time.sleep(0.5)
             procs = (("cb", cb.proc), ("ref", ref))
             cpu0 = {name: cpu_seconds(p.pid)[1] for name, p in procs}
+            ticks0 = {name: user_system_ticks(p.pid) for name, p in procs}
             sw0 = {name: switches(p.pid) for name, p in procs}
             stamps = write_stream(pad, cycle, 500, 10.0)
             time.sleep(0.3)
             cpu1 = {name: cpu_seconds(p.pid)[1] for name, p in procs}
+            ticks1 = {name: user_system_ticks(p.pid) for name, p in procs}
             sw1 = {name: switches(p.pid) for name, p in procs}
             pad.press(e.BTN_START, "engine off")
             time.sleep(0.3)
@@ -76,8 +87,16 @@ def run(sc):
                       "switches voluntary %d vs %d, involuntary %d vs %d" % (
                           rnd, tag, rate, ours, theirs, ours / theirs, sw1["cb"][0] - sw0["cb"][0],
                           sw1["ref"][0] - sw0["ref"][0], sw1["cb"][1] - sw0["cb"][1], sw1["ref"][1] - sw0["ref"][1]))
+            split = {name: tuple(b - a for a, b in zip(ticks0[name], ticks1[name])) for name, _ in procs}
+            for name in split:
+                totals[tag][name] = tuple(t + d for t, d in zip(totals[tag][name], split[name]))
+            k.console("NOTE: s90 round %d %s: clock ticks user/system: carbridge %d/%d, the C reader %d/%d"
+                      % ((rnd, tag) + split["cb"] + split["ref"]))
     for tag, values in ratios.items():
         sc.metric("cpu_ratio_median_%s" % tag, "%.3f" % median(values), "x")
         sc.metric("cpu_ratio_mean_%s" % tag, "%.3f" % (sum(values) / len(values)), "x")
         k.console("NOTE: s90 %s: CPU ratios %s" % (tag, " ".join("%.2f" % x for x in values)))
+        (cu, cs), (ru, rs) = totals[tag]["cb"], totals[tag]["ref"]
+        k.console("NOTE: s90 %s: clock ticks over all rounds, user/system: carbridge %d/%d, the C reader %d/%d"
+                  % (tag, cu, cs, ru, rs))
     sc.check(all(ratios.values()), "every binary measured in every round")

@@ -664,6 +664,16 @@ def cpu_seconds(pid):
     return ticks, (run / 1e9 if run is not None else None)
 
 
+def page_faults(pid):
+    """(minor, major) page faults of a process so far, from /proc/PID/stat; (None, None) once it is gone."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[7]), int(fields[9])
+    except (OSError, IndexError, ValueError):
+        return None, None
+
+
 def write_stream(pad, values, rate_hz, max_s):
     """Writes each (EV_ABS code, value) + SYN_REPORT to the uinput device in one write(2), on a fixed grid of
     1/rate_hz (or later: sleeps overshoot under TCG; a write late by more than a period restarts the
@@ -747,6 +757,7 @@ def scenario_11(sc):
     period = lat_events()
     cycle = [(e.ABS_X, LAT_STEER[-2], "L,-2,0,1")] + [period[i % len(period)] for i in range(n_total - 1)]
     cpu0 = {name: cpu_seconds(p.pid) for name, p in (("carbridge", cb.proc), ("ref", ref))}
+    faults0 = {name: page_faults(p.pid) for name, p in (("carbridge", cb.proc), ("ref", ref))}
     stamps = write_stream(pad, [(c, v) for c, v, _ in cycle], LAT_RATE_HZ, LAT_MAX_STREAM_S)
     time.sleep(0.3)
     cycle = cycle[:len(stamps)]
@@ -754,6 +765,7 @@ def scenario_11(sc):
     with open(os.path.join(sc.work, "writes.log"), "w") as f:   # CLOCK_MONOTONIC ns before/after each write
         f.writelines("%d %d %d %d %s\n" % (round(a * 1e9), round(b * 1e9), c, v, t) for (a, b), (c, v, t) in zip(stamps, cycle))
     cpu1 = {name: cpu_seconds(p.pid) for name, p in (("carbridge", cb.proc), ("ref", ref))}
+    faults1 = {name: page_faults(p.pid) for name, p in (("carbridge", cb.proc), ("ref", ref))}
     t_stream = (stamps[0][0], stamps[-1][1])
     pad.press(e.BTN_START, "engine off")
     time.sleep(0.5)
@@ -853,6 +865,10 @@ def scenario_11(sc):
         cpu[name] = ((s1 - s0) * 1000.0 if s0 is not None and s1 is not None else None,
                      (r1 - r0) * 1000.0 if r0 is not None and r1 is not None else None)
         sc.note("%s CPU during the stream: stat %s ms, schedstat %s ms" % (name, cpu[name][0], cpu[name][1]))
+        if None not in faults0[name] + faults1[name]:
+            minor, major = (b - a for a, b in zip(faults0[name], faults1[name]))
+            sc.metric("page_faults_minor_%s" % name, minor, "faults")   # during the stream
+            sc.metric("page_faults_major_%s" % name, major, "faults")
     source = 1 if cpu["carbridge"][1] is not None and cpu["ref"][1] is not None else 0
     if cpu["carbridge"][source] is not None and cpu["ref"][source] is not None:
         sc.metric("cpu_carbridge", cpu["carbridge"][source], "ms")
