@@ -27,31 +27,28 @@ struct RunCommand: CarbridgeCommand {
 
     @OptionGroup var common: CommonOptions
 
-    // The flags that override config keys: each value is read by the key's declaration (ConfigKeys),
-    // with the config file's ranges, rounding and messages. Their help is built once: argument-parser
+    // The flags that override config keys (`RunConfigFlag`: each value is read by the key's declaration,
+    // with the config file's ranges, rounding and messages). Their help is built once: argument-parser
     // makes a `RunCommand` each time it looks at the arguments (four times in one parse of `run`).
-    private static let linkHelp = ArgumentHelp(ConfigKeys.url.flagHelp, valueName: "url")
-    private static let maxSpeedHelp = ArgumentHelp(ConfigKeys.maxSpeed.flagHelp, valueName: "speed")
-    private static let periodHelp = ArgumentHelp(ConfigKeys.period.flagHelp, valueName: "ms")
-    private static let idleTimeoutHelp = ArgumentHelp(ConfigKeys.idleTimeout.flagHelp, valueName: "seconds")
-    private static let terminatorHelp = ArgumentHelp(ConfigKeys.terminator.flagHelp, valueName: "name")
+    private static let linkHelp = ArgumentHelp(RunConfigFlag.link.key.flagHelp, valueName: "url")
+    private static let maxSpeedHelp = ArgumentHelp(RunConfigFlag.maxSpeed.key.flagHelp, valueName: "speed")
+    private static let periodHelp = ArgumentHelp(RunConfigFlag.periodMs.key.flagHelp, valueName: "ms")
+    private static let idleTimeoutHelp = ArgumentHelp(RunConfigFlag.idleTimeout.key.flagHelp, valueName: "seconds")
+    private static let terminatorHelp = ArgumentHelp(RunConfigFlag.terminator.key.flagHelp, valueName: "name")
 
-    @Option(name: .long, help: Self.linkHelp, transform: ConfigFlag.parser(ConfigKeys.url))
+    @Option(name: .long, help: Self.linkHelp, transform: RunConfigFlag.link.parse)
     var link: ConfigOverride?
 
-    @Option(name: .long, help: Self.maxSpeedHelp,
-            transform: ConfigFlag.parser(ConfigKeys.maxSpeed))
+    @Option(name: .long, help: Self.maxSpeedHelp, transform: RunConfigFlag.maxSpeed.parse)
     var maxSpeed: ConfigOverride?
 
-    @Option(name: .long, help: Self.periodHelp, transform: ConfigFlag.parser(ConfigKeys.period))
+    @Option(name: .long, help: Self.periodHelp, transform: RunConfigFlag.periodMs.parse)
     var periodMs: ConfigOverride?
 
-    @Option(name: .long, help: Self.idleTimeoutHelp,
-            transform: ConfigFlag.parser(ConfigKeys.idleTimeout))
+    @Option(name: .long, help: Self.idleTimeoutHelp, transform: RunConfigFlag.idleTimeout.parse)
     var idleTimeout: ConfigOverride?
 
-    @Option(name: .long, help: Self.terminatorHelp,
-            transform: ConfigFlag.parser(ConfigKeys.terminator))
+    @Option(name: .long, help: Self.terminatorHelp, transform: RunConfigFlag.terminator.parse)
     var terminator: ConfigOverride?
 
     @Flag(name: .long, help: "Do not read the terminal keyboard even when stdin is a terminal.")
@@ -73,14 +70,14 @@ struct RunCommand: CarbridgeCommand {
     @Option(name: .long, help: ArgumentHelp(
         "Serve the web dashboard and /metrics on HOST:PORT (overrides [dashboard] listen), e.g. 127.0.0.1:8080.",
         discussion: "View only unless [dashboard] controls = true; controls on a non-loopback address need [dashboard] token.",
-        valueName: "host:port"), transform: ConfigFlag.parser(ConfigKeys.listen))
+        valueName: "host:port"), transform: RunConfigFlag.dashboard.parse)
     var dashboard: ConfigOverride?
 
     /// The run these options ask for.
     var invocation: RunInvocation {
         RunInvocation(
             configPath: common.config, logLevel: common.logLevel,
-            overrides: [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap { $0 },
+            overrides: [link, maxSpeed, periodMs, idleTimeout, terminator, dashboard].compactMap { $0 },  // RunConfigFlag's order
             keyboard: !noKeyboard, view: !noView, replay: replay)
     }
 

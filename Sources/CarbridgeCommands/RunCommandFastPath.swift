@@ -22,7 +22,7 @@ enum RunCommandFastPath {
     static func parse(_ arguments: [String]) -> RunInvocation? {
         guard arguments.first == "run" else { return nil }
         var invocation = RunInvocation()
-        var overrides = [ConfigOverride?](repeating: nil, count: Option.overridingCount)
+        var overrides = [ConfigOverride?](repeating: nil, count: RunConfigFlag.allCases.count)
         var seen: UInt32 = 0
         var index = 1
         while index < arguments.count {
@@ -38,55 +38,54 @@ enum RunCommandFastPath {
             // Given before (`-c` and `--config` are one option): argument-parser decides which wins.
             guard seen & option.bit == 0 else { return nil }
             seen |= option.bit
+            // The option's value: attached (`--name=value`) or the next argument; nil when it is missing, empty
+            // or looks like an option (argument-parser says which).
+            func takeValue() -> String? {
+                let value: String
+                if let attached {
+                    value = String(attached)
+                } else {
+                    guard index < arguments.count else { return nil }
+                    value = arguments[index]
+                    index += 1
+                }
+                return value.isEmpty || value.hasPrefix("-") ? nil : value
+            }
             switch option {
             case .noKeyboard, .noView:
                 guard attached == nil else { return nil }
                 if option == .noKeyboard { invocation.keyboard = false } else { invocation.view = false }
-                continue
-            default:
-                break
-            }
-            let value: String
-            if let attached {
-                value = String(attached)
-            } else {
-                guard index < arguments.count else { return nil }
-                value = arguments[index]
-                index += 1
-            }
-            guard !value.isEmpty, !value.hasPrefix("-") else { return nil }
-            switch option {
             case .config:
-                guard CommonOptions.configProblem(value) == nil else { return nil }
+                guard let value = takeValue(), CommonOptions.configProblem(value) == nil else { return nil }
                 invocation.configPath = value
             case .logLevel:
-                guard let level = Logger.Level(argument: value) else { return nil }
+                guard let value = takeValue(), let level = Logger.Level(argument: value) else { return nil }
                 invocation.logLevel = level
             case .replay:
+                guard let value = takeValue() else { return nil }
                 invocation.replay = value
-            default:
-                guard let override = option.override(value) else { return nil }
-                overrides[option.rawValue] = override
+            case .configFlag(let flag):
+                guard let value = takeValue(), let override = try? flag.parse(value) else { return nil }
+                overrides[flag.rawValue] = override
             }
         }
-        // `RunCommand.invocation`'s order.
+        // `RunConfigFlag`'s order, which `RunCommand.invocation` keeps too.
         invocation.overrides = overrides.compactMap { $0 }
         return invocation
     }
 
-    /// One of `run`'s options; those that override a config key first, in `RunCommand`'s order.
-    enum Option: Int {
-        case link, maxSpeed, periodMs, idleTimeout, terminator, dashboard
+    /// One of `run`'s options.
+    enum Option: Equatable {
+        /// A flag that overrides a config key.
+        case configFlag(RunConfigFlag)
         case config, logLevel, noKeyboard, noView, replay
-
-        /// How many options override a config key.
-        static let overridingCount = 6
 
         /// Every name the fast path reads, as argument-parser derives it from `RunCommand`.
         static let names: [(name: String, option: Option)] = [
-            ("--link", .link), ("--max-speed", .maxSpeed), ("--period-ms", .periodMs), ("--idle-timeout", .idleTimeout),
-            ("--terminator", .terminator), ("--dashboard", .dashboard), ("-c", .config), ("--config", .config),
-            ("--log-level", .logLevel), ("--no-keyboard", .noKeyboard), ("--no-view", .noView), ("--replay", .replay),
+            ("--link", .configFlag(.link)), ("--max-speed", .configFlag(.maxSpeed)), ("--period-ms", .configFlag(.periodMs)),
+            ("--idle-timeout", .configFlag(.idleTimeout)), ("--terminator", .configFlag(.terminator)),
+            ("--dashboard", .configFlag(.dashboard)), ("-c", .config), ("--config", .config), ("--log-level", .logLevel),
+            ("--no-keyboard", .noKeyboard), ("--no-view", .noView), ("--replay", .replay),
         ]
 
         /// The option a command-line word names.
@@ -95,20 +94,15 @@ enum RunCommandFastPath {
             self = entry.option
         }
 
-        /// The option's bit in a set of options.
-        var bit: UInt32 { 1 << UInt32(rawValue) }
-
-        /// The override for `value`, for an option that overrides a config key; read with the key's
-        /// declaration, as `RunCommand`'s `transform:` reads it. Nil when the value is not valid (argument-parser says why).
-        func override(_ value: String) -> ConfigOverride? {
+        /// The option's bit in a set of options: a config flag's raw value, the others above them.
+        var bit: UInt32 {
             switch self {
-            case .link: try? ConfigFlag.parser(ConfigKeys.url)(value)
-            case .maxSpeed: try? ConfigFlag.parser(ConfigKeys.maxSpeed)(value)
-            case .periodMs: try? ConfigFlag.parser(ConfigKeys.period)(value)
-            case .idleTimeout: try? ConfigFlag.parser(ConfigKeys.idleTimeout)(value)
-            case .terminator: try? ConfigFlag.parser(ConfigKeys.terminator)(value)
-            case .dashboard: try? ConfigFlag.parser(ConfigKeys.listen)(value)
-            case .config, .logLevel, .noKeyboard, .noView, .replay: nil
+            case .configFlag(let flag): 1 << UInt32(flag.rawValue)
+            case .config: 1 << 16
+            case .logLevel: 1 << 17
+            case .noKeyboard: 1 << 18
+            case .noView: 1 << 19
+            case .replay: 1 << 20
             }
         }
     }

@@ -12,6 +12,10 @@ public protocol AnyConfigKey: Sendable {
     var doc: String { get }
     /// More comment lines (examples, the forms a value takes).
     var details: [String] { get }
+    /// `--help` text for a flag that overrides the key: the doc, the allowed values and the default.
+    var flagHelp: String { get }
+    /// The key's value from a command-line argument, ready to apply over a loaded config.
+    func override(fromArgument text: String) throws(ConfigValueError) -> ConfigOverride
     /// Reads the key from its table into `config`, which keeps its value when the key is absent; a wrong
     /// type or a value the declaration rejects is a `ConfigError` at the key's line.
     func read(from table: ConfigTable, into config: inout CarbridgeConfig) throws(ConfigError)

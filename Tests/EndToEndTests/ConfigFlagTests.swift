@@ -24,8 +24,15 @@ final class ConfigFlagTests: XCTestCase {
         var environment = ProcessInfo.processInfo.environment
         environment["JOURNAL_STREAM"] = nil
         process.environment = environment
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        process.waitUntilExit()
+        // A flag that is wrongly accepted starts a run that never ends on its own: fail, do not hang.
+        if exited.wait(timeout: .now() + 30) == .timedOut {
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            XCTFail("carbridge \(arguments) did not exit within 30 s")
+        }
         return (process.terminationStatus, try String(contentsOf: outURL, encoding: .utf8),
                 try String(contentsOf: errURL, encoding: .utf8))
     }
