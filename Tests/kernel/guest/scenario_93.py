@@ -12,11 +12,11 @@ one ABS_X report that changes the steering range is written, and once both reade
 the car, /proc/PID/smaps says which pages were referenced since ("Referenced:"), per mapping. Reported:
 the median pages per report of each reader, split into code, the binary's data, heap, stack and the
 rest; and, for carbridge, each mapping's median. A figure, not a check."""
-import collections, os, re, signal, subprocess, time
+import collections, os, re, signal, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge
-from scenarios import start_latency_car, plug_pad, LAT_PORTS, LAT_STEER
+from scenarios import start_latency_car, start_reference_reader, plug_pad, LAT_PORTS, LAT_STEER
 from measure import binaries, median
 
 TITLE = "measurement: pages of memory one report touches, carbridge and the C reader"
@@ -52,7 +52,6 @@ def kind(key, binary_name):
 
 
 def run(sc):
-    refreader = os.path.join(k.HELPERS, "refreader")
     tag, binary = binaries(sc)[0]
     cb_port, ref_port = LAT_PORTS
     log, car = start_latency_car(sc)
@@ -63,12 +62,7 @@ def run(sc):
     sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 3))
     sc.require(k.wait_until(lambda: log.connects(cb_port) or not cb.alive(), 45), "carbridge connects")
     pad = plug_pad(sc, cb)
-    ref_out = os.path.join(sc.work, "refreader.log")
-    ref = subprocess.Popen([refreader, pad.node, "127.0.0.1", str(ref_port)], stdout=open(ref_out, "w"),
-                           stderr=subprocess.STDOUT)
-    sc.cleanups.append(lambda: (ref.poll() is None and ref.terminate(), ref.wait(5)))
-    sc.require(k.wait_until(lambda: "ready" in open(ref_out).read() and log.connects(ref_port), 10),
-               "the reference reader starts")
+    ref, _ = start_reference_reader(sc, pad, log)
     pad.press(e.BTN_START, "engine on")   # speed 0: no frame repeats between the reports
     time.sleep(0.5)
     procs = {"carbridge": (cb.proc.pid, os.path.basename(binary)), "C reader": (ref.pid, "refreader")}

@@ -717,6 +717,19 @@ def start_latency_car(sc):
     return log, car
 
 
+def start_reference_reader(sc, pad, log):
+    """Scenario 11's C reader (guest/refreader.c) on `pad`'s node, streaming to the TCP car's second port;
+    stopped by the scenario's cleanups. Returns (its process, the path of its output) once it is ready and
+    connected."""
+    ref_out = os.path.join(sc.work, "refreader.log")
+    ref = subprocess.Popen([os.path.join(k.HELPERS, "refreader"), pad.node, "127.0.0.1", str(LAT_PORTS[1])],
+                           stdout=open(ref_out, "w"), stderr=subprocess.STDOUT)
+    sc.cleanups.append(lambda: (ref.poll() is None and ref.terminate(), ref.wait(5)))
+    sc.require(k.wait_until(lambda: "ready" in open(ref_out).read() and log.connects(LAT_PORTS[1]), 10),
+               "the reference reader opens %s and connects to the car" % pad.node, open(ref_out).read().strip())
+    return ref, ref_out
+
+
 def scenario_11(sc):
     """500 Hz ABS_X through a uinput pad to a TCP car: carbridge vs a C libevdev reader, one run."""
     refreader, tcpcar = os.path.join(k.HELPERS, "refreader"), os.path.join(k.HELPERS, "tcpcar")
@@ -744,12 +757,7 @@ def scenario_11(sc):
     sc.metric("connect_after_start", (log.connects(cb_port)[0] - since) * 1000.0, "ms")
     pad = plug_pad(sc, cb)
     # the reference reader opens the same node after carbridge (evdev wakes its clients in the order they opened it)
-    ref_out = os.path.join(sc.work, "refreader.log")
-    ref = subprocess.Popen([refreader, pad.node, "127.0.0.1", str(ref_port)], stdout=open(ref_out, "w"),
-                           stderr=subprocess.STDOUT)
-    sc.cleanups.append(lambda: (ref.poll() is None and ref.terminate(), ref.wait(5)))
-    sc.require(k.wait_until(lambda: "ready" in open(ref_out).read() and log.connects(ref_port), 10),
-               "the reference reader opens %s and connects to the car" % pad.node, open(ref_out).read().strip())
+    ref, ref_out = start_reference_reader(sc, pad, log)
     pad.press(e.BTN_START, "engine on")
     time.sleep(0.3)
 
