@@ -46,14 +46,22 @@ profile() {
   grep -q '^summary:' "$out" || { echo "symbol-order: no profile from $program run $*:" >&2; cat "$out.log" >&2; exit 1; }
 }
 # order BINARY FILE PROFILE...: callgrind names each function once, as "fn=(ID) NAME" or "cfn=(ID) NAME";
-# keep those BINARY defines.
+# keep those BINARY defines. The steady path goes first, in Linker/carbridge.steady's order: the functions
+# one pad report runs (kernel measurement 91's two profiles, Tests/kernel/tools/callgrind_report.py --names;
+# the replay here reads no evdev device, so it cannot tell them), about 40 kB in ten pages instead of
+# spread over the start-up's few hundred. Under QEMU's TCG every page a report touches costs a page-table
+# walk after each context switch (docs/performance.md, "The per-report path, eighth pass").
 order() {
   local binary=$1 file=$2
   shift 2
   grep -ohE '^c?fn=\([0-9]+\) .*' "$@" | sed -E 's/^c?fn=\([0-9]+\) //' | sort -u > "$work/executed"
   nm --defined-only "$binary" | awk 'NF == 3 { print $3 }' | sort -u > "$work/symbols"
-  comm -12 "$work/executed" "$work/symbols" > "$file"
-  echo "symbol-order: $file: $(wc -l < "$file") functions ($(wc -l < "$work/executed") executed)"
+  awk 'NR == FNR { defined[$0] = 1; next } ($0 in defined) && !seen[$0]++' "$work/symbols" Linker/carbridge.steady \
+    > "$work/steady"
+  comm -12 "$work/executed" "$work/symbols" | awk 'NR == FNR { steady[$0] = 1; next } !($0 in steady)' "$work/steady" - \
+    | cat "$work/steady" - > "$file"
+  echo "symbol-order: $file: $(wc -l < "$file") functions ($(wc -l < "$work/executed") executed," \
+    "the first $(wc -l < "$work/steady") from Linker/carbridge.steady)"
 }
 tcp=(--config config/carbridge.toml --link "tcp://127.0.0.1:$port" --replay "$work/pad.evemu")
 profile carbridge 8 "$work/tcp.out" "${tcp[@]}"

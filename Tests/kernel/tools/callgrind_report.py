@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """What one unit of work costs, from two callgrind profiles of the same program that did different amounts of it.
 
-    callgrind_report.py LOW.out HIGH.out UNITS [--callers NAME | --tree NAME [DEPTH]] [--limit N]
+    callgrind_report.py LOW.out HIGH.out UNITS [--callers NAME | --tree NAME [DEPTH] | --names] [--limit N]
 
 UNITS is how many more units HIGH did (kernel measurement 91: 600 input reports). Prints the instructions
 per unit, then per function (self instructions, calls per unit), demangled with `swift demangle` when it is
 on PATH. --callers NAME: who calls the functions whose mangled name contains NAME, per unit. --tree NAME:
-the inclusive costs below the first function whose mangled name contains NAME, top down. Start-up and
+the inclusive costs below the first function whose mangled name contains NAME, top down. --names: the
+mangled name of every function the extra units ran (any self cost, or called at least once in 20 units),
+costliest first, one per line: Linker/carbridge.steady, which scripts/symbol-order.sh links first. Start-up and
 shutdown cancel out in the difference, so what is left is the steady path; profiles made with
 --dump-instr=no (function level) and callgrind's name compression, as measurement 91 writes them.
 """
@@ -113,6 +115,11 @@ def main(argv):
     called = collections.Counter()
     for (_, callee), count in calls.items():
         called[callee] += count
+    if "--names" in options:
+        steady = {f for f, cost in self_cost.items() if cost >= 0.5} | {f for f, count in called.items() if count >= 0.05}
+        for function in sorted(steady, key=lambda f: (-self_cost.get(f, 0), f)):
+            print(function)
+        return 0
     rows = sorted(((cost, called[f], f) for f, cost in self_cost.items() if cost >= 5 or called[f] >= 0.5), reverse=True)
     print("per unit: %.0f instructions in %d functions, %.1f calls" % (
         sum(r[0] for r in rows), len(rows), sum(r[1] for r in rows)))
