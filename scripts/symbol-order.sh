@@ -58,7 +58,7 @@ order() {
   nm --defined-only "$binary" | awk 'NF == 3 { print $3 }' | sort -u > "$work/symbols"
   awk 'NR == FNR { defined[$0] = 1; next } ($0 in defined) && !seen[$0]++' "$work/symbols" Linker/carbridge.steady \
     > "$work/steady"
-  comm -12 "$work/executed" "$work/symbols" | awk 'NR == FNR { steady[$0] = 1; next } !($0 in steady)' "$work/steady" - \
+  comm -12 "$work/executed" "$work/symbols" | awk 'FILENAME == ARGV[1] { steady[$0] = 1; next } !($0 in steady)' "$work/steady" - \
     | cat "$work/steady" - > "$file"
   echo "symbol-order: $file: $(wc -l < "$file") functions ($(wc -l < "$work/executed") executed," \
     "the first $(wc -l < "$work/steady") from Linker/carbridge.steady)"
