@@ -48,7 +48,7 @@ profile() {
 # order BINARY FILE PROFILE...: callgrind names each function once, as "fn=(ID) NAME" or "cfn=(ID) NAME";
 # keep those BINARY defines. The steady path goes first, in Linker/carbridge.steady's order: the functions
 # one pad report runs (kernel measurement 91's two profiles, Tests/kernel/tools/callgrind_report.py --names;
-# the replay here reads no evdev device, so it cannot tell them), about 40 kB in ten pages instead of
+# the replay here reads no evdev device, so it cannot tell them): 37 kB in 11 pages instead of
 # spread over the start-up's few hundred. Under QEMU's TCG every page a report touches costs a page-table
 # walk after each context switch (docs/performance.md, "The per-report path, eighth pass").
 order() {
