@@ -15,15 +15,14 @@ import signal, time
 from evdev import InputDevice, ecodes as e
 import kharness as k
 from kharness import monotonic
-from scenarios import GAP_S, plug_pad, start_bridge, start_car
+from scenarios import GAP_S, plug_pad, proc_stat, start_bridge, start_car
 
 TITLE = "SYN_DROPPED while carbridge is stopped: a Speed+ press in the dropped events still counts (the kernel's state)"
 FLOOD_REPORTS = 2000
 
 
 def process_state(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
+    return proc_stat(pid)[0]
 
 
 def run(sc):

@@ -11,7 +11,7 @@ import os, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge, TcpCarLog
-from scenarios import start_latency_car, lat_events, plug_pad, write_stream, cpu_seconds, LAT_PORTS, LAT_STEER
+from scenarios import start_latency_car, lat_events, plug_pad, write_stream, cpu_seconds, proc_stat, LAT_PORTS, LAT_STEER
 from measure import binaries, rounds, median
 
 TITLE = "measurement: CPU against the C reader (scenario 11's stream), binaries interleaved"
@@ -33,8 +33,7 @@ def switches(pid):
 def user_system_ticks(pid):
     """(utime, stime) of the process so far in clock ticks, from /proc/PID/stat: sampled at the tick, so a
     split of the CPU time into user space and the kernel that is only right over many ticks."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+    fields = proc_stat(pid)
     return int(fields[11]), int(fields[12])
 
 

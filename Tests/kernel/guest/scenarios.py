@@ -645,12 +645,18 @@ def lat_events():
             for code, value, speed, a in out]
 
 
+def proc_stat(pid):
+    """The fields of /proc/PID/stat after the command name (which may hold spaces and parentheses): [0] is
+    the state, [7]/[9] the minor/major faults, [11]/[12] utime/stime in clock ticks. OSError once it is gone."""
+    with open("/proc/%d/stat" % pid) as f:
+        return f.read().rsplit(")", 1)[1].split()
+
+
 def cpu_seconds(pid):
     """(utime + stime from /proc/PID/stat in seconds, the sum of the threads' schedstat run times in
     seconds or None): the CPU a process used so far."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        fields = proc_stat(pid)
         ticks = (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
     except (OSError, IndexError, ValueError):
         return None, None
@@ -667,8 +673,7 @@ def cpu_seconds(pid):
 def page_faults(pid):
     """(minor, major) page faults of a process so far, from /proc/PID/stat; (None, None) once it is gone."""
     try:
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        fields = proc_stat(pid)
         return int(fields[7]), int(fields[9])
     except (OSError, IndexError, ValueError):
         return None, None
