@@ -1,33 +1,6 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Release builds (the package, the benchmarks' RSS, the latency scenario) start with fewer pages:
-// --static-swift-stdlib exports every symbol (-export-dynamic), so each pointer in the Swift metadata is a
-// symbol relocation the loader looks up in a 1 MB symbol table at every start; without the export they are
-// relative, and lld packs them into a 14 kB .relr.dyn (DT_RELR, glibc >= 2.36: Debian 12) instead of 2.6 MB of
-// .rela.dyn. 18.5 -> 15 MiB RSS (docs/performance.md, "Resident memory"). Nothing looks symbols up in the
-// executable (no dlsym; a static binary has no swift-backtrace).
-var releaseLinkerFlags = ["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic"]
-// CARBRIDGE_STATIC_LIBSTDCXX=DIR (scripts/package.sh, with --static-swift-stdlib): DIR holds only a libstdc++.a, and
-// is searched before the compiler's own directory, so the -lstdc++ that Swift's static runtime links with takes
-// the archive: only the members the runtime and toml++ use are linked in, and the process maps no
-// libstdc++.so (1.5 MiB resident, most of it its relocations and start-up). Not for a dynamic build: its
-// libswiftCore.so loads libstdc++.so anyway, and two copies in one process is asking for trouble.
-if let directory = Context.environment["CARBRIDGE_STATIC_LIBSTDCXX"], !directory.isEmpty {
-    releaseLinkerFlags += ["-L", directory]
-}
-// The functions a run executes first, in a few hundred contiguous pages (Linker/NAME.order, written by
-// scripts/symbol-order.sh from a callgrind profile of each executable's run): the kernel maps 64 kB around
-// every page a process touches, so hot code spread over the whole binary kept 3 MiB (carbridge) and 5 MiB
-// (carbridge-dashboard) more of it resident. Names the file has and the binary does not are skipped.
-@MainActor func releaseLinkerSettings(order: String) -> [LinkerSetting] {
-    let flags = releaseLinkerFlags + [
-        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Linker/\(order).order",
-        "-Xlinker", "--no-warn-symbol-ordering",
-    ]
-    return [.unsafeFlags(flags, .when(configuration: .release))]
-}
-
 let package = Package(
     name: "carbridge",
     products: [
@@ -150,14 +123,12 @@ let package = Package(
         // (CarbridgeCommands/DashboardBuild.swift), so a run without it never pays for Hummingbird and NIO.
         .executableTarget(
             name: "carbridge",
-            dependencies: ["CarbridgeCommands"],
-            linkerSettings: releaseLinkerSettings(order: "carbridge")),
+            dependencies: ["CarbridgeCommands"]),
         // `carbridge-dashboard`: the same commands with the web dashboard linked in (installed in
         // /usr/libexec/carbridge/).
         .executableTarget(
             name: "carbridge-dashboard",
-            dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"],
-            linkerSettings: releaseLinkerSettings(order: "carbridge-dashboard")),
+            dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"]),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),
@@ -213,15 +184,3 @@ let package = Package(
     // toml++ 3 is C++17.
     cxxLanguageStandard: .cxx17
 )
-
-// Every function of the program's own modules in its own section in release builds, so the link order above
-// places each one: without it, swiftc gives only retained (public) functions a section of their own and
-// puts the rest of a file's code (private functions, accessors, closures) in one `.text` that lld moves
-// as a whole. The 91 functions of the binary that one pad report runs (Linker/carbridge.steady) then lay in
-// 37 pages; with it, in 11 (docs/performance.md, "The per-report path, eighth pass"). Linux only, like the
-// order. swiftc's incremental build does not notice a changed flag: delete a scratch directory's *.build
-// to apply it there.
-for target in package.targets where target.type == .regular || target.type == .executable {
-    target.swiftSettings = (target.swiftSettings ?? [])
-        + [.unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release))]
-}

@@ -104,8 +104,8 @@ public struct FrameQueue: Sendable {
         }
         if completed == entries.count && completed > 0 {
             // Everything went out (the usual case: one frame per write): no shifting of what is left.
-            entries.removeAllKeepingStorage()
-            bytes.removeAllKeepingStorage()
+            entries.removeAll(keepingCapacity: true)
+            bytes.removeAll(keepingCapacity: true)
         } else if completed > 0 {
             entries.removeSubrange(0..<completed)
             bytes.removeSubrange(0..<completedBytes)

@@ -28,13 +28,13 @@ public final class EvdevDevice {
     /// Called once when the device is removed (`ENODEV`) or a read fails; the device is closed by then.
     public var onGone: ((String) -> Void)?
     /// True until `close()` or a removal.
-    @exclusivity(unchecked) public private(set) var isOpen = true
+    public private(set) var isOpen = true
     /// True when this process grabbed the device (`EVIOCGRAB`).
     public private(set) var isGrabbed = false
 
     private let loop: EventLoop
-    @exclusivity(unchecked) private var fd: Int32
-    @exclusivity(unchecked) private var evdev: OpaquePointer?
+    private var fd: Int32
+    private var evdev: OpaquePointer?
     /// Reads the node (it does not own the fd: `close` closes it after libevdev is freed).
     private let reader: RawEvdevReader
     private var goneReported = false

@@ -220,8 +220,8 @@ public struct EvdevFrameAssembler {
     private mutating func discardPending() {
         pendingMask = 0
         if !pendingOverflow.isEmpty { pendingOverflow.removeAll(keepingCapacity: true) }
-        pendingAxisOrder.removeAllKeepingStorage()
-        pendingKeys.removeAllKeepingStorage()
+        pendingAxisOrder.removeAll(keepingCapacity: true)
+        pendingKeys.removeAll(keepingCapacity: true)
         if !pendingKeyState.isEmpty { pendingKeyState.removeAll(keepingCapacity: true) }
     }
 
@@ -263,8 +263,8 @@ public struct EvdevFrameAssembler {
     /// Ends the report: `output` gets its changes; true when there are any (or it is an accelerometer's).
     private mutating func flush(at time: Instant) -> Bool {
         output.time = time
-        output.axes.removeAllKeepingStorage()
-        output.keys.removeAllKeepingStorage()
+        output.axes.removeAll(keepingCapacity: true)
+        output.keys.removeAll(keepingCapacity: true)
         output.acceleration = nil
         for code in pendingAxisOrder {
             let raw: Int32

@@ -160,7 +160,7 @@ public final class IIOAccelerometer {
     private func fire() {
         timer = nil
         guard isRunning else { return }
-        let now = loop.turnTime()
+        let now = loop.now()
         do {
             var sample = try readAcceleration()
             if let transform {

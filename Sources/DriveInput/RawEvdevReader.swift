@@ -13,22 +13,22 @@ import Glibc
 /// reader (libevdev) reads once more to see `EAGAIN`; this saves that system call on every report.
 public final class RawEvdevReader {
     /// Called with every raw event before it is assembled (for `carbridge monitor`).
-    @exclusivity(unchecked) public var onEvent: ((InputEvent) -> Void)?
+    public var onEvent: ((InputEvent) -> Void)?
     /// Called with every completed frame.
-    @exclusivity(unchecked) public var onFrame: ((InputFrame) -> Void)?
+    public var onFrame: ((InputFrame) -> Void)?
     /// Called once at end of input (the writer closed) or on a read error; the reader is closed by then.
     public var onGone: ((String) -> Void)?
     /// True until `close()` or the end of input.
-    @exclusivity(unchecked) public private(set) var isOpen = true
+    public private(set) var isOpen = true
 
     private let loop: EventLoop
-    @exclusivity(unchecked) private var fd: Int32
+    private var fd: Int32
     private let ownsFD: Bool
-    @exclusivity(unchecked) private var decoder = InputEventDecoder()
-    @exclusivity(unchecked) private var assembler: EvdevFrameAssembler
+    private var decoder = InputEventDecoder()
+    private var assembler: EvdevFrameAssembler
     /// The read buffer, 64 events: allocated once and raw (an array checks its uniqueness at every mutable use).
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputEventDecoder.recordSize * 64, alignment: 8)
-    @exclusivity(unchecked) private var goneReported = false
+    private var goneReported = false
 
     /// Reads `fd` (made non-blocking) with `absInfo` for normalisation; closes it on `close()` when `ownsFD`.
     public convenience init(
@@ -92,7 +92,7 @@ public final class RawEvdevReader {
     }
 
     private func readAvailable(_ events: IOEvents) {
-        let now = loop.turnTime()
+        let now = loop.now()
         var readSomething = false
         while isOpen {
             let count: Int?

@@ -85,7 +85,7 @@ public struct KernelQueueAccounting: Hashable, Sendable {
     /// waiting, is progress: it restarts the stall clock. Clears the hold (the caller decides again).
     public mutating func observe(queued: Int, at now: Instant, pendingInCarbridge: Bool) {
         if queued == 0 {
-            frameEnds.removeAllKeepingStorage()
+            frameEnds.removeAll(keepingCapacity: true)
         } else if readingsArePayload {
             // Payload readings tell which frames the kernel let go of: those ending before `delivered`.
             let delivered = bytesWritten - queued

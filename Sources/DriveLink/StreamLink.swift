@@ -31,7 +31,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// Called for every line the car sends.
     public var onLine: ((CarLine) -> Void)?
     /// Connect timeout, motion frames allowed in the kernel, stall timeout.
-    @exclusivity(unchecked) public var options: LinkOptions {
+    public var options: LinkOptions {
         didSet {
             accounting.maxInFlight = options.maxInFlight
             accounting.stallTimeout = options.stallTimeout
@@ -79,27 +79,27 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
 
     private let loop: EventLoop
     /// Where the link stands, with the fd and the timers of that state.
-    @exclusivity(unchecked) private var lifecycle: StreamLinkLifecycle = .idle
+    private var lifecycle: StreamLinkLifecycle = .idle
     /// Counts connect attempts, so a late answer from an attempt given up is ignored.
     private var connectGeneration = 0
-    @exclusivity(unchecked) private var queue: FrameQueue
+    private var queue: FrameQueue
     /// The kernel queue of the current connection: frames in flight, the stall clock, the hold.
-    @exclusivity(unchecked) private var accounting: KernelQueueAccounting
-    @exclusivity(unchecked) private var assembler = LineAssembler()
+    private var accounting: KernelQueueAccounting
+    private var assembler = LineAssembler()
     /// What the car sends is read into this (kept: a read allocates nothing of its own).
-    @exclusivity(unchecked) private var readBuffer = [UInt8](repeating: 0, count: 4096)
+    private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// True while the connection's fd is watched for writable (a write would have blocked).
-    @exclusivity(unchecked) private var watchingWritable = false
+    private var watchingWritable = false
     /// The queue timer of the current connection and when it fires.
-    @exclusivity(unchecked) private var queueTimer: EventLoop.TimerID?
-    @exclusivity(unchecked) private var queueTimerDeadline: Instant?
+    private var queueTimer: EventLoop.TimerID?
+    private var queueTimerDeadline: Instant?
     private var shutdownCallbacks: [(FlushResult) -> Void] = []
-    @exclusivity(unchecked) private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
+    private var flushWaiters: [(deadline: Instant, done: (FlushResult) -> Void)] = []
     /// The motion frames written, and how long the held ones waited.
-    @exclusivity(unchecked) private var holds = HoldStatistics()
+    private var holds = HoldStatistics()
     /// When the waiting motion frame was queued, and whether the rule has held it.
-    @exclusivity(unchecked) private var motionQueuedAt = Instant.zero
-    @exclusivity(unchecked) private var motionHeld = false
+    private var motionQueuedAt = Instant.zero
+    private var motionHeld = false
 
     /// Creates a link; nothing happens until `start()`.
     public init(
@@ -143,7 +143,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// Queues `frame` and writes what the fd and the in-flight limit take now; dropped unless the link is up.
     public func send(_ frame: Frame) {
         guard let fd = lifecycle.connectionFD else { return }
-        if frame.isMotion { motionQueuedAt = loop.turnTime() }
+        if frame.isMotion { motionQueuedAt = loop.now() }
         // The usual case, nothing waiting and the bound below the limit: the frame goes straight from the
         // stack to the kernel, as the queue would have written it (only what the kernel does not take joins it).
         if !queue.hasPendingBytes && accounting.mayHandOverMotionFrame { return writeAlone(frame, fd) }
@@ -156,7 +156,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// (about 700 instructions per frame). A frame the kernel takes only in part, or not at all, is queued
     /// with what was written, and `writeFrames` goes on from there as it does for any frame.
     private func writeAlone(_ frame: Frame, _ fd: Int32) {
-        let now = loop.turnTime()
+        let now = loop.now()
         let written: Int?
         let length: Int
         do {
@@ -399,7 +399,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
                 return
             }
             let lines = assembler.append(readBuffer[..<count])
-            let time = loop.turnTime()
+            let time = loop.now()
             for line in lines {
                 onLine?(CarLine(time: time, text: line))
                 guard lifecycle.connectionFD == fd else { return }
@@ -427,7 +427,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// let go of, so the accounting stays that short). The stall clock does not need a reading per
     /// send either: the queue timer reads the queue while the kernel holds bytes.
     private func writeOut(_ fd: Int32) {
-        let now = loop.turnTime()
+        let now = loop.now()
         if !accounting.mayHandOverMotionFrame { observeKernelQueue(fd, at: now) }
         guard writeFrames(fd, at: now), watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes) else { return }
         scheduleQueueCheck(at: now)
@@ -472,7 +472,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// wake-ups when idle).
     private func checkQueue() {
         guard let fd = lifecycle.connectionFD else { return }
-        let now = loop.turnTime()
+        let now = loop.now()
         observeKernelQueue(fd, at: now)
         // While shutting down the flush window decides, not the stall clock.
         if case .up = lifecycle, accounting.isStalled(at: now, pendingInCarbridge: queue.hasPendingBytes) {
@@ -521,7 +521,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
 
     /// The queue timer's body, made once in `init` (scheduling it after a write allocates no closure; not lazy,
     /// since a lazy property is checked for exclusive access at every use).
-    @exclusivity(unchecked) private var queueTimerFired: () -> Void = {}
+    private var queueTimerFired: () -> Void = {}
 
     private func queueTimerDue() {
         queueTimer = nil

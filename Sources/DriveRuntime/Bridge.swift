@@ -15,14 +15,14 @@ public final class Bridge {
     public let loop: EventLoop
     /// The link to the car.
     public let link: CarLink
-    @exclusivity(unchecked) private var machine: DriveMachine
+    private var machine: DriveMachine
     private let logger: Logger
     /// Follows the machine's `nextDeadline`. A `let`, so arming it after every control retains nothing (and not
     /// lazy: a lazy property is checked for exclusive access at every use).
     private let timer: DeadlineTimer
-    @exclusivity(unchecked) private var shuttingDown = false
+    private var shuttingDown = false
     /// The kiosk's turn limit (`kiosk.session_limit_s`), when set, and its timer.
-    @exclusivity(unchecked) private var turn: SessionLimit?
+    private var turn: SessionLimit?
     private let turnTimer: DeadlineTimer
     /// What the link's callbacks and a flush's or a shutdown's end hold weakly instead of the bridge: every
     /// input report retains and releases the bridge twice (the inputs' control and state closures hold it),
@@ -30,20 +30,20 @@ public final class Bridge {
     private var lifeline: Lifeline<Bridge>!
 
     /// How many frames were handed to the link.
-    @exclusivity(unchecked) public private(set) var framesSent = 0
+    public private(set) var framesSent = 0
     /// Told about everything that happens here (the run's view model); the bridge keeps it.
     ///
     /// Strongly, not weakly: every input report tells it, and a weak reference would give the observer a side
     /// table (a weak load, and a retain and release down the runtime's slow path: about 300 instructions per
     /// report). An observer must not hold the bridge strongly, or must let go of it (`DashboardLoop.detach`).
-    @exclusivity(unchecked) public var observer: (any BridgeObserver)?
+    public var observer: (any BridgeObserver)?
     /// Log every car line and notice (off while the observer shows them itself: the run view, whose
     /// diverted log would otherwise show them twice).
-    @exclusivity(unchecked) public var logsReports = true
+    public var logsReports = true
     /// Called each time the link comes up.
     public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
-    @exclusivity(unchecked) public var onFrame: ((Frame, Instant) -> Void)?
+    public var onFrame: ((Frame, Instant) -> Void)?
 
     /// Creates a bridge; call `start()` to connect. With `sessionLimit` (kiosk), a turn that began
     /// when the engine went on ends that long after with the engine off (`SessionLimit`).
@@ -79,7 +79,7 @@ public final class Bridge {
     public func apply(_ control: Control) {
         loop.assertOnLoopThread()
         guard !shuttingDown else { return }
-        let now = loop.turnTime()
+        let now = loop.now()
         let frames = machine.handle(control, at: now)
         if control == .speedUp, frames.isEmpty, machine.state.engineOn {
             // The machine refused motion; say why when it is not the driver's own limit.
@@ -115,7 +115,7 @@ public final class Bridge {
     public func note(_ text: String) {
         loop.assertOnLoopThread()
         if logsReports { logger.notice("\(text)") }
-        observer?.bridge(self, noted: text, at: loop.turnTime())
+        observer?.bridge(self, noted: text, at: loop.now())
     }
 
     /// Engine off (if on), flush it to the car within `flushWithin`, close the link, then call `done`.
@@ -170,7 +170,7 @@ public final class Bridge {
     private func inspectMachine<T>(_ body: (inout DriveMachine) -> T) -> T { body(&machine) }
 
     private func timerFired() {
-        let now = loop.turnTime()
+        let now = loop.now()
         let before = machine.state.engineOn
         let frames = machine.tick(at: now)
         if before && !machine.state.engineOn { note("idle timeout: engine off") }
@@ -180,7 +180,7 @@ public final class Bridge {
     }
 
     private func linkChanged(to state: LinkState) {
-        let now = loop.turnTime()
+        let now = loop.now()
         observer?.bridge(self, linkChanged: state)
         switch state {
         case .up:
@@ -213,7 +213,7 @@ public final class Bridge {
     /// Kiosk: the engine's state starts or ends a turn; the turn timer follows its end.
     private func followTurn() {
         guard var turn else { return }
-        turn.follow(engineOn: machine.state.engineOn, at: loop.turnTime())
+        turn.follow(engineOn: machine.state.engineOn, at: loop.now())
         self.turn = turn
         turnTimer.arm(at: shuttingDown ? nil : turn.deadline)
     }

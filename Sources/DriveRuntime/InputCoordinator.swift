@@ -33,21 +33,21 @@ public final class InputCoordinator {
     private let loop: EventLoop
     private let logger: Logger
     private let picker: DevicePicker
-    @exclusivity(unchecked) private var mapper: ControlMapper
+    private var mapper: ControlMapper
     /// Follows `mapper.nextDeadline`. A `let` (a `var` is retained and released around every `arm`, and this
     /// one is re-armed after every frame; a lazy one is also checked for exclusive access at every use).
     private let mapperTimer: DeadlineTimer
     /// The mapper's output for one frame, reused so a frame allocates nothing (see `takeScratch`).
-    @exclusivity(unchecked) private var scratch: [MappedEvent] = []
+    private var scratch: [MappedEvent] = []
     private var watcher: UdevWatcher?
     private var known: [String: InputDeviceDescriptor] = [:]
     private var knownOrder: [String] = []
     private var active: [String: Active] = [:]
     /// Follows `watchdog.deadline`.
-    @exclusivity(unchecked) private var watchdogTimer: DeadlineTimer!
-    @exclusivity(unchecked) private var watchdog: SampleWatchdog
+    private var watchdogTimer: DeadlineTimer!
+    private var watchdog: SampleWatchdog
     /// Roles whose device was lost and is not back yet.
-    @exclusivity(unchecked) private var missingRoles: Set<DeviceRole> = []
+    private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
     /// Sources handed in with `attach`.
     private var attached: [any InputSource] = []
@@ -60,7 +60,7 @@ public final class InputCoordinator {
     /// Chooses each pad's layout (the `[buttons]` table, the GameControllerDBs, the kernel's codes).
     private let layouts: PadLayoutResolver
     /// The translator of each pad with a DB layout, by its syspath (or the name it was attached with).
-    @exclusivity(unchecked) private var translators: [String: PadTranslator] = [:]
+    private var translators: [String: PadTranslator] = [:]
     /// The rumble motors of the open pads that have them, by syspath.
     private var motors: [String: RumbleMotor] = [:]
     /// The pads whose motors a thread is opening (uploading), by syspath: which opening it is, so that a
@@ -71,21 +71,21 @@ public final class InputCoordinator {
     private var noticed: Set<String> = []
 
     /// Every control the inputs produce.
-    @exclusivity(unchecked) public var onControl: ((Control) -> Void)?
+    public var onControl: ((Control) -> Void)?
     /// A device was opened (`true`) or closed (`false`), with a description for the view.
     public var onDeviceChange: ((String, Bool) -> Void)?
     /// Every normalised frame, with the role it was mapped as (for `carbridge monitor`).
-    @exclusivity(unchecked) public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
+    public var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
     /// The calibrate action fired: the new tilt neutrals (the roll's and a tilt throttle's pitch's).
-    @exclusivity(unchecked) public var onCalibrate: ((TiltNeutrals) -> Void)?
+    public var onCalibrate: ((TiltNeutrals) -> Void)?
     /// The replay reached its end.
     public var onReplayFinished: (() -> Void)?
     /// A pad was opened with this layout (its source name as `onFrame` gives it), for `carbridge monitor`.
     public var onLayout: ((String, PadLayout) -> Void)?
     /// The hands-free rider's reading after each frame and tick (only when something is hands-free).
-    @exclusivity(unchecked) public var onHandsFree: ((HandsFreeReading) -> Void)?
+    public var onHandsFree: ((HandsFreeReading) -> Void)?
     /// The drive machine's current state (the bridge's): hands-free driving works out its controls against it.
-    @exclusivity(unchecked) public var driveState: (() -> DriveState)?
+    public var driveState: (() -> DriveState)?
 
     /// Prepares the coordinator with the mapper settings of `config` (resolved when it was loaded);
     /// `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG` variables are looked up (the process's by
@@ -109,7 +109,7 @@ public final class InputCoordinator {
         mapperTimer.setAction { [unowned self] in
             var events = self.takeScratch()
             self.refreshDriveState()
-            self.mapper.tick(at: self.loop.turnTime(), into: &events)
+            self.mapper.tick(at: self.loop.now(), into: &events)
             self.deliver(&events)
             self.reportHandsFree()
         }
@@ -402,7 +402,7 @@ public final class InputCoordinator {
 
     private func mapped(_ frame: InputFrame, role: DeviceRole, source: String) {
         if role == .accelerometer, inspectMapper({ $0.isUsableTiltSample(frame) }) {
-            if watchdog.sample(at: loop.turnTime()) { noteSamplesAgain(from: source) }
+            if watchdog.sample(at: loop.now()) { noteSamplesAgain(from: source) }
             armWatchdog()
             restored(.accelerometer)
         }
@@ -452,7 +452,7 @@ public final class InputCoordinator {
                 if let neutrals = mapper.tiltNeutrals { onCalibrate?(neutrals) }
             }
         }
-        events.removeAllKeepingStorage()
+        events.removeAll(keepingCapacity: true)
         if events.capacity > scratch.capacity { swap(&events, &scratch) }
         rearmMapperTimer()
     }

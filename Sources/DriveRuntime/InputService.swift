@@ -22,8 +22,8 @@ final class InputService: RunService {
     private let model: RunViewModel
     private let logger: Logger
     private(set) var coordinator: InputCoordinator?
-    @exclusivity(unchecked) private var planner = FeedbackPlanner(maxSpeed: 0, sessionLimit: nil)
-    @exclusivity(unchecked) private var feedbackTimer: DeadlineTimer?
+    private var planner = FeedbackPlanner(maxSpeed: 0, sessionLimit: nil)
+    private var feedbackTimer: DeadlineTimer?
 
     /// The inputs `config` and `options` ask for, feeding `bridge`.
     init(config: CarbridgeConfig, options: RunSession.Options, loop: EventLoop, bridge: Bridge, model: RunViewModel, logger: Logger) {
@@ -96,13 +96,13 @@ final class InputService: RunService {
         planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
         let timer = DeadlineTimer(loop: loop) { [weak self] in
             guard let self else { return }
-            self.tell(self.planner.tick(at: self.loop.turnTime()))
+            self.tell(self.planner.tick(at: self.loop.now()))
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
         }
         feedbackTimer = timer
         model.onBridgeEvent = { [weak self] event in
             guard let self else { return }
-            self.tell(self.planner.handle(event, at: self.loop.turnTime()))
+            self.tell(self.planner.handle(event, at: self.loop.now()))
             self.feedbackTimer?.arm(at: self.planner.nextDeadline)
         }
     }
@@ -110,7 +110,7 @@ final class InputService: RunService {
     /// Plays `events` (one `write` per pad with rumble) and records them for the views.
     private func tell(_ events: [FeedbackEvent]) {
         guard !events.isEmpty else { return }
-        let now = loop.turnTime()
+        let now = loop.now()
         for event in events {
             if config.feedback.rumble { coordinator?.rumble(event) }
             model.record(event, at: now)

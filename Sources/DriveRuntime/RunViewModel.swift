@@ -9,23 +9,23 @@ import DriveLink
 /// value, `snapshot`. Everything happens on the bridge's event loop.
 public final class RunViewModel: BridgeObserver {
     /// Everything shown, as a value.
-    @exclusivity(unchecked) public private(set) var snapshot: RunSnapshot
+    public private(set) var snapshot: RunSnapshot
     /// How many car lines and notices are kept (the oldest go first).
     public var historyLimit = 50 {
         didSet { trim() }
     }
     /// Called after anything shown has changed.
-    @exclusivity(unchecked) public var onChange: (() -> Void)?
+    public var onChange: (() -> Void)?
     /// The bridge's events the feedback can answer (the pad's rumble follows them): every link change, a state
     /// whose engine or speed differs from the last one told, and the controls `FeedbackPlanner.answers(_:)`.
     /// A report that only steers tells nothing (it was two calls into the planner per input report).
-    @exclusivity(unchecked) public var onBridgeEvent: ((BridgeEvent) -> Void)? {
+    public var onBridgeEvent: ((BridgeEvent) -> Void)? {
         didSet { toldEngineAndSpeed = nil }  // a new listener has been told nothing yet
     }
     /// The engine and speed of the last state told to `onBridgeEvent` (nil: none yet).
-    @exclusivity(unchecked) private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
+    private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
     /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
-    @exclusivity(unchecked) public var changeHandlers: [() -> Void] = []
+    public var changeHandlers: [() -> Void] = []
     /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
     /// log shows every other line; by default the bare text).
     public var noticeText: (String) -> String = { $0 }

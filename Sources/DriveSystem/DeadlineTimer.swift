@@ -13,16 +13,16 @@ import DriveCore
 /// (a search, an array shift and an insert); now it is a comparison. An earlier deadline re-schedules at once.
 public final class DeadlineTimer {
     private let loop: EventLoop
-    @exclusivity(unchecked) private var action: () -> Void
-    @exclusivity(unchecked) private var timer: EventLoop.TimerID?
+    private var action: () -> Void
+    private var timer: EventLoop.TimerID?
     /// When the loop's timer is due (nil: none is scheduled): `deadline` or earlier, never later.
-    @exclusivity(unchecked) private var scheduled: Instant?
+    private var scheduled: Instant?
     /// The instant the timer is armed at; nil when it is not armed.
-    @exclusivity(unchecked) public private(set) var deadline: Instant?
+    public private(set) var deadline: Instant?
     /// What the loop runs when the timer is due, made once so that scheduling allocates no closure. It holds
     /// the timer unowned (no side table, so no slow reference counting): `deinit` cancels the loop's timer,
     /// so the loop never runs it for a timer that is gone.
-    @exclusivity(unchecked) private var fire: () -> Void = {}
+    private var fire: () -> Void = {}
 
     /// A disarmed timer on `loop` that will run `action` at each deadline it is armed at.
     public init(loop: EventLoop, action: @escaping () -> Void) {
@@ -64,7 +64,7 @@ public final class DeadlineTimer {
         scheduled = nil
         guard let deadline else { return }
         // The loop fires what is due by this turn's instant; the same instant decides here.
-        if deadline > loop.turnTime() {
+        if deadline > loop.now() {
             scheduled = deadline
             timer = loop.schedule(at: deadline, fire)
             return

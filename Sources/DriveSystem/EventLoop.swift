@@ -57,23 +57,18 @@ public final class EventLoop {
     private var signalHandler: ((Int32) -> Void)?
     /// The watched fds, in slots that are reused: an event finds its watch by index, not by hashing its token
     /// (a dictionary lookup was about a hundred instructions of every input report).
-    @exclusivity(unchecked) private var watchSlots: [Watch?] = []
-    @exclusivity(unchecked) private var freeSlots: [Int] = []
-    @exclusivity(unchecked) private var slotByFD: [Int32: Int] = [:]
+    private var watchSlots: [Watch?] = []
+    private var freeSlots: [Int] = []
+    private var slotByFD: [Int32: Int] = [:]
     /// Counts the watches made, so a reused slot's token differs from the old watch's.
-    @exclusivity(unchecked) private var watchGeneration: UInt64 = 0
-    @exclusivity(unchecked) private var nextToken: UInt64 = 16
-    @exclusivity(unchecked) private var timers: [Timer] = []          // sorted by deadline, then id
+    private var watchGeneration: UInt64 = 0
+    private var nextToken: UInt64 = 16
+    private var timers: [Timer] = []          // sorted by deadline, then id
     /// The deadline the timerfd is armed at (nil: disarmed). It may be earlier than the first
     /// timer's (see `armTimerFD`), never later.
-    @exclusivity(unchecked) private var armedDeadline: Instant?
-    /// True while `poll` handles what one `epoll_wait` returned (`turnTime` may reuse its reading).
-    @exclusivity(unchecked) private var inTurn = false
-    /// This turn's clock reading in nanoseconds; negative until `turnTime` read the clock (always on a manual
-    /// clock). Visible to `turnTime`'s inlined fast path.
-    @usableFromInline @exclusivity(unchecked) internal var turnNanoseconds: Int64 = -1
-    @exclusivity(unchecked) private var pending: [() -> Void] = []
-    @exclusivity(unchecked) private var stopped = false
+    private var armedDeadline: Instant?
+    private var pending: [() -> Void] = []
+    private var stopped = false
     /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
     private let eventBuffer = UnsafeMutablePointer<epoll_event>.allocate(capacity: eventBufferCount)
     private static let eventBufferCount = 64
@@ -82,7 +77,7 @@ public final class EventLoop {
     private static let mailboxToken: UInt64 = 3
     private static let firstWatchToken = 16
     /// The manual clock's current instant; nil on the real clock.
-    @exclusivity(unchecked) private var manualNow: Instant?
+    private var manualNow: Instant?
     /// Bounds the zero-timeout polls at one manual instant (a level-triggered fd that stays ready
     /// would otherwise keep the instant from ever ending).
     private static let settleRounds = 64
@@ -95,7 +90,7 @@ public final class EventLoop {
     private let ownerThread = pthread_self()
 
     /// How many times `epoll_wait` returned; an idle loop does not move it.
-    @exclusivity(unchecked) public private(set) var wakeups: Int = 0
+    public private(set) var wakeups: Int = 0
 
     /// Creates the epoll set and its timerfd, on `clock` (the real CLOCK_MONOTONIC by default).
     public init(clock: Clock = .monotonic) throws {
@@ -129,31 +124,6 @@ public final class EventLoop {
 
     /// The current instant: CLOCK_MONOTONIC, or the manual clock's time.
     public func now() -> Instant { manualNow ?? Instant(nanoseconds: MonotonicClock.nanoseconds()) }
-
-    /// The instant this turn of the loop woke up, for the per-event path: the first call in a turn
-    /// reads CLOCK_MONOTONIC, later calls in the same turn return that reading. Outside a turn (before
-    /// `run`, in work run between turns) it is `now()`; on a manual clock, the manual time.
-    ///
-    /// One report used to read the clock five times (reader, bridge, link, the rumble planner twice). In the
-    /// QEMU guest the clocksource is the HPET, so every read is a trap into the emulator; a turn's
-    /// handlers never block, so the microseconds between them do not matter to any deadline.
-    @inlinable
-    public func turnTime() -> Instant {
-        // Inlined into the per-report path (a reader, the bridge, the link and the planner ask, seven calls):
-        // the reading of this turn when there is one, else the call below.
-        if turnNanoseconds >= 0 { return Instant(nanoseconds: turnNanoseconds) }
-        return readTurnTime()
-    }
-
-    /// `turnTime` without a reading of this turn yet: the manual time, `now()` outside a turn, or the
-    /// clock read once for the turn.
-    @usableFromInline
-    internal func readTurnTime() -> Instant {
-        if let manualNow { return manualNow }
-        guard inTurn else { return now() }
-        if turnNanoseconds < 0 { turnNanoseconds = MonotonicClock.nanoseconds() }
-        return Instant(nanoseconds: turnNanoseconds)
-    }
 
     /// True on a manual clock (tests).
     public var isManual: Bool { manualNow != nil }
@@ -285,7 +255,7 @@ public final class EventLoop {
     private func fireDueTimers() {
         _ = readTimerFD()
         armedDeadline = nil  // expired; `poll` arms it again before it waits
-        fireTimers(dueBy: turnTime())
+        fireTimers(dueBy: now())
     }
 
     /// Runs the timers due by `instant` that were scheduled before this pass, earliest first, and returns
@@ -373,7 +343,7 @@ public final class EventLoop {
         private let lock = ConditionLock()
         /// Guarded by `lock`. Unchecked: the compiler hoisted the dynamic exclusivity check of `take()` into
         /// every turn of the loop, mailbox or not.
-        @exclusivity(unchecked) private var bodies: [@Sendable () -> Void] = []
+        private var bodies: [@Sendable () -> Void] = []
 
         fileprivate init() throws {
             fd = try Syscall.retrying("eventfd", forbiddingEINVAL: true) { eventfd(0, Int32(EFD_NONBLOCK | EFD_CLOEXEC)) }
@@ -527,15 +497,6 @@ public final class EventLoop {
         let events = eventBuffer
         armTimerFD()
         let count = cb_epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
-        // One turn: its handlers share one clock reading (`turnTime`). Nested turns (a handler that
-        // runs the loop) restore the outer turn's flag; the outer turn then reads the clock again.
-        let outerTurn = inTurn
-        inTurn = true
-        turnNanoseconds = -1
-        defer {
-            inTurn = outerTurn
-            turnNanoseconds = -1
-        }
         if count < 0 {
             let code = errno
             if code == EINTR { return 0 }
