@@ -11,8 +11,8 @@ let package = Package(
         .library(
             name: "CarbridgeModules",
             targets: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig", "DriveTerminal",
-                "DriveRuntime", "DriveDBus", "DriveBluetooth",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLinkModel", "DriveLink", "DriveInput", "DriveConfig",
+                "DriveTerminal", "DriveRuntime", "DriveDBus", "DriveBluetooth",
             ]),
     ],
     dependencies: [
@@ -49,11 +49,14 @@ let package = Package(
         .target(name: "DriveCore"),
         .target(name: "DriveMapping", dependencies: ["DriveCore"]),
 
+        // What a link is, as values (its URL, endpoint and options): pure, so the config needs no I/O module.
+        .target(name: "DriveLinkModel"),
+
         // System plumbing: syscall wrappers, the epoll event loop.
         .target(name: "DriveSystem", dependencies: ["DriveCore", "CLinux"]),
         .target(
             name: "DriveLink",
-            dependencies: ["DriveCore", "DriveSystem", "CLinux", "CBluetooth"]),
+            dependencies: ["DriveCore", "DriveLinkModel", "DriveSystem", "CLinux", "CBluetooth"]),
         // A general D-Bus client: sd-bus driven by the event loop (calls, signal matches, exported objects) and
         // the D-Bus values it reads and writes. Knows nothing of BlueZ.
         .target(name: "DriveDBus", dependencies: ["DriveCore", "DriveSystem", "CSDBus"]),
@@ -82,14 +85,14 @@ let package = Package(
         // The config file: TOML → typed, validated values (parsed once, every problem as file:line), the editor.
         .target(
             name: "DriveConfig",
-            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CTOMLReader"]),
+            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLinkModel", "CTOMLReader"]),
         // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the
         // monitor's text. Knows nothing of the bridge or the session (DriveRuntime wires it).
         .target(name: "DriveTerminal", dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux"]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveConfig",
+                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig",
                 "DriveTerminal", "CLinux", "DriveBluetooth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -169,12 +172,6 @@ let package = Package(
             dependencies: [
                 "DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink",
                 .product(name: "Logging", package: "swift-log"),
-            ]),
-        .testTarget(
-            name: "CarbridgeCommandsTests",
-            dependencies: [
-                "CarbridgeCommands", "DriveConfig", "DriveInput",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         .testTarget(
             name: "EndToEndTests",

@@ -37,22 +37,11 @@ package struct Carbridge: ParsableCommand {
     /// The root command (no options of its own).
     package init() {}
 
-    /// Parses the command line (a plain `run` with `RunCommandFastPath`, anything else with
-    /// argument-parser) and runs the command; the one place errors are reported. A usage error
+    /// Parses the command line with argument-parser and runs the command; the one place errors are reported. A usage error
     /// (parsing, `validate()`, a `ValidationError`) is argument-parser's message naming the flag, exit
     /// status 64; `ExitCode` and `CleanExit` pass through; anything else a command throws (a config
     /// file's errors, a runtime failure) is printed as `carbridge: <line>` per line, exit status 1.
     package static func main() {
-        // A plain `run` command line (the service's) is read without argument-parser, whose run-time
-        // reflection was most of a start (RunCommandFastPath); argument-parser reads everything else.
-        if let invocation = RunCommandFastPath.parse(Array(CommandLine.arguments.dropFirst())) {
-            do {
-                try invocation.run()
-            } catch {
-                exit(withError: runFailure(error))
-            }
-            return
-        }
         var command: any ParsableCommand
         do {
             command = try parseAsRoot()

@@ -3,8 +3,8 @@ import DriveConfig
 
 /// One of `run`'s flags that override a config key, and the key it sets: the one table of them.
 ///
-/// `RunCommand`'s `@Option`s take their help and their `transform:` from it, and `RunCommandFastPath`
-/// reads the same flags through it, so which key a flag sets, and how its value is read, is written once.
+/// `RunCommand`'s `@Option`s take their help and their `transform:` from it, so which key a flag sets, and
+/// how its value is read, is written once, with the key's declaration.
 enum RunConfigFlag: Int, CaseIterable {
     // `RunCommand`'s order, which is the order the overrides are applied in.
     case link, maxSpeed, periodMs, idleTimeout, terminator, dashboard

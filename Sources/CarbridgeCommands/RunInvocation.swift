@@ -1,12 +1,11 @@
 import ArgumentParser
+import CarSim
 import DriveConfig
 import DriveRuntime
 import Glibc
 import Logging
 
-/// What a `carbridge run` command line asks for, as plain values: read by argument-parser
-/// (`RunCommand.invocation`) or, for a plain command line, by `RunCommandFastPath`. Running it is
-/// the same either way.
+/// What a `carbridge run` command line asks for, as plain values (`RunCommand.invocation`), and how it runs.
 struct RunInvocation {
     /// `--config`: the config file, or nil for the built-in defaults.
     var configPath: String?
@@ -45,10 +44,17 @@ struct RunInvocation {
         // Process-wide, so the executable's: a car or a browser that hangs up makes a write fail
         // with EPIPE (handled where it happens) instead of killing the process before the car stops.
         signal(SIGPIPE, SIG_IGN)
-        let session = RunSession(config: config, options: options, environment: try .process(), logger: logger, sink: sink)
+        let session = RunSession(config: config, options: options, environment: try .process(links: .withSimulatedCar), logger: logger, sink: sink)
         // The dashboard's server (and its threads) exists only when it is enabled.
         if let makeDashboard { session.extensions.append(makeDashboard(config, logger)) }
         let code = try session.run()
         if code != 0 { throw ExitCode(code) }
     }
+}
+
+extension LinkFactory {
+    /// Every link, the simulated car (`sim`) included.
+    static var withSimulatedCar: LinkFactory { LinkFactory(simulatedCar: { loop, encoder in
+        SimulatedCarLink(simulatedOn: loop, encoder: encoder)
+    }) }
 }

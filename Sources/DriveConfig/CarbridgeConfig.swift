@@ -1,5 +1,5 @@
 import DriveCore
-import DriveLink
+import DriveLinkModel
 import DriveMapping
 
 /// Everything `carbridge.toml` can say, typed and validated. Each key is declared once in `ConfigKeys`

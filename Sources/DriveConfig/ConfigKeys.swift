@@ -1,5 +1,5 @@
 import DriveCore
-import DriveLink
+import DriveLinkModel
 import DriveMapping
 
 /// Every key of `carbridge.toml`, each declared once: table, name, type, default, allowed values, doc and

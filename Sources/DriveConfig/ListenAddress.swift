@@ -1,4 +1,4 @@
-import DriveLink
+import DriveLinkModel
 
 /// Where the web dashboard listens: `HOST:PORT` (`[dashboard] listen`, `carbridge run --dashboard`).
 ///

@@ -7,7 +7,8 @@
 /// The rules it implements are docs/protocol.md, their only statement: the state (§1), the angle
 /// range with hysteresis (§3), the controls and the engine-off rule (§4), event frames, the stream on
 /// a fixed grid and engine off → `E,0,0,0` (§5), and the link, the safety handshake on `.linkUp`,
-/// input loss, dead-man, suspend, shutdown and the idle timeout (§6). The details left to this type:
+/// input loss, dead-man, suspend, shutdown, the idle timeout and the kiosk's turn limit (§6). The details left
+/// to this type:
 /// `.function(n)` with n outside 1…5 is ignored, `speedLimit` is the ceiling rounded down to a
 /// multiple of 10, and a period under 1 ms is treated as 1 ms.
 public struct DriveMachine {
@@ -28,38 +29,49 @@ public struct DriveMachine {
     public private(set) var linkIsUp = false
     /// True after `.inputLost` until `.inputRestored`: Speed+ and setSpeed are ignored.
     public private(set) var inputMissing = false
+    /// The kiosk's turn limit, when there is one: a turn starts when the engine goes on.
+    public private(set) var turn: SessionLimit?
+    /// Why the last `tick` turned the engine off (nil: it did not), so the runtime can tell the driver.
+    public private(set) var lastTimedStop: TimedStop?
 
-    /// Creates a machine in the spec's initial state (engine off, S 0, D 1, θ 0, A 0).
-    public init(settings: DriveSettings = .init()) {
+    /// What turned the engine off in a `tick`.
+    public enum TimedStop: Hashable, Sendable {
+        /// No driver activity for `settings.idleTimeout`.
+        case idleTimeout
+        /// The kiosk turn's `limit` is over.
+        case turnLimit(Duration)
+    }
+
+    /// Creates a machine in the spec's initial state (engine off, S 0, D 1, θ 0, A 0); with `sessionLimit`
+    /// (a kiosk), each turn ends that long after the engine went on, with the engine off.
+    public init(settings: DriveSettings = .init(), sessionLimit: Duration? = nil) {
         self.settings = settings
         self.state = .initial
         self.periodNanoseconds = max(settings.period.nanoseconds, 1_000_000)
+        self.turn = sessionLimit.map { SessionLimit(limit: $0) }
     }
 
     /// The speed Speed+ and setSpeed may reach: the ceiling rounded down to a multiple of 10, at least 0.
     public var speedLimit: Int { max(0, settings.speedCeiling) / 10 * 10 }
 
-    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin); worked out
-    /// once (`Duration` → nanoseconds is 128-bit arithmetic, too dear for every frame).
+    /// The streaming period in nanoseconds (at least 1 ms, so a bad config can never spin).
     private let periodNanoseconds: Int64
 
     /// When the idle timeout fires; nil when it is off or the engine is off.
-    @inlinable
     public var idleDeadline: Instant? {
         guard state.engineOn, let timeout = settings.idleTimeout, let lastActivity else { return nil }
         return lastActivity.advanced(by: timeout)
     }
 
     /// The earliest instant `tick` has work; nil when nothing is scheduled (an idle bridge never wakes).
-    /// Inlinable: the bridge asks after every control, and a call takes the whole machine by value (a copy).
-    @inlinable
     public var nextDeadline: Instant? {
-        switch (streamDeadline, idleDeadline) {
-        case let (stream?, idle?): return min(stream, idle)
-        case let (stream?, nil): return stream
-        case let (nil, idle?): return idle
-        case (nil, nil): return nil
-        }
+        Self.earliest(Self.earliest(streamDeadline, idleDeadline), state.engineOn ? turn?.deadline : nil)
+    }
+
+    private static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
     }
 
     /// Applies one control at `now` and returns the frames to send at once, in order (none while the
@@ -149,12 +161,15 @@ public struct DriveMachine {
         case .shutdown:
             if state.engineOn { turnEngineOff(at: now, into: &frames) }
         }
+        turn?.follow(engineOn: state.engineOn, at: now)
         return linkIsUp ? frames : FrameBatch()
     }
 
-    /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; returns the frames.
+    /// Does whatever is due at `now`: at most one stream frame, then the idle timeout, then the end of a kiosk
+    /// turn (the stop frame when the car is moving, then `E,0,0,0`); returns the frames.
     public mutating func tick(at now: Instant) -> FrameBatch {
         var frames = FrameBatch()
+        lastTimedStop = nil
         let idle = idleDeadline.flatMap { $0 <= now ? $0 : nil }
         if let due = streamDeadline, due <= now, idle.map({ due < $0 }) ?? true {
             let period = periodNanoseconds
@@ -165,7 +180,14 @@ public struct DriveMachine {
         }
         if let idle {
             turnEngineOff(at: idle, into: &frames)
+            lastTimedStop = .idleTimeout
         }
+        if let turn, state.engineOn, turn.isOver(at: now) {
+            if state.speed > 0 { stop(at: now, into: &frames) }
+            turnEngineOff(at: now, into: &frames)
+            lastTimedStop = .turnLimit(turn.limit)
+        }
+        turn?.follow(engineOn: state.engineOn, at: now)
         return linkIsUp ? frames : FrameBatch()
     }
 

@@ -2,10 +2,9 @@
 /// when the engine goes on and ends `limit` later with the engine off; the next Engine press starts a
 /// new turn. Turning the engine off earlier ends the turn too.
 ///
-/// Pure, like `DriveMachine`: it never reads a clock. Whoever runs the machine tells it the engine's
-/// state after every step (`follow(engineOn:at:)`), arms a timer at `deadline`, and at that instant,
-/// when `isOver(at:)`, turns the engine off the normal way (the stop frame if the car is moving, then
-/// `E,0,0,0`).
+/// Pure: `DriveMachine` keeps one, tells it the engine's state after every step (`follow(engineOn:at:)`),
+/// includes `deadline` in its own `nextDeadline`, and in the `tick` at which `isOver(at:)` turns the engine
+/// off the normal way (the stop frame if the car is moving, then `E,0,0,0`).
 public struct SessionLimit: Hashable, Sendable {
     /// How long one turn may last.
     public let limit: Duration

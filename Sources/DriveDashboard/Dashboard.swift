@@ -85,18 +85,18 @@ package final class Dashboard: RunSessionExtension {
     }
 }
 
-/// The dashboard's part on the event loop: it sits between the bridge and the run's view model (the
-/// bridge's observer, passing everything on), keeps what only the dashboard shows (the last frames, the
-/// retry instant), updates the metrics, publishes a state on every change of the model, and applies the
+/// The dashboard's part on the event loop: one of the run's subscribers, told every event after the view
+/// model. It keeps what only the dashboard shows (the last frames, the retry instant), updates the metrics,
+/// publishes a state to the browsers whenever the model or its own part changed, and applies the
 /// browsers' controls through `SteeringGuard`, and runs the Bluetooth search (`BluetoothSearch`: a
 /// `BluetoothScanning` on the loop, bounded by a loop timer; a pick saved through `saveLink`). Loop
 /// thread only.
-final class DashboardLoop: BridgeObserver {
+final class DashboardLoop: RunSubscriber {
     /// Saves a link URL in the run's config file and returns the file's path, or the reason it could not.
     typealias LinkSaver = (String) throws(ConfigErrors) -> String
 
     private let bridge: Bridge
-    private let model: RunViewModel?
+    private let model: RunViewModel
     private let loop: EventLoop
     private let metrics: DashboardMetrics
     private let maxSpeed: Int
@@ -115,6 +115,8 @@ final class DashboardLoop: BridgeObserver {
     private var sawLinkUp = false
     private var handshakePending = false
     private var stallsSeen = 0
+    /// The model's version last published.
+    private var publishedVersion = -1
     /// How many recent frames are shown.
     static let frameHistory = 12
 
@@ -129,23 +131,22 @@ final class DashboardLoop: BridgeObserver {
         self.loop = loop
         self.metrics = metrics
         self.maxSpeed = maxSpeed
-        bridge.observer = self
-        model.changeHandlers.append { [weak self] in self?.publish() }
+        bridge.events.subscribe(self)
         metrics.link(bridge.link.state)
         metrics.drive(bridge.state)
     }
 
-    /// Gives the bridge back to the model alone. The bridge keeps its observer and this keeps the bridge, so
-    /// until this is called the two keep each other (`Dashboard.stop`, or a failed start, calls it).
+    /// Leaves the run's subscribers. They keep this and this keeps the bridge, so until this is called the
+    /// two keep each other (`Dashboard.stop`, or a failed start, calls it).
     func detach() {
         timer.cancel()
         stopScan()
-        if bridge.observer === self { bridge.observer = model }
+        bridge.events.unsubscribe(self)
     }
 
     /// Publishes the current state to the browsers.
     func publish() {
-        guard let hub, let model else { return }
+        guard let hub else { return }
         var run = model.snapshot
         if steering.hasSteeringClient { run.inputs.append("browser (steering)") }
         hub.publish(DashboardState(
@@ -240,25 +241,37 @@ final class DashboardLoop: BridgeObserver {
         }
     }
 
-    // MARK: BridgeObserver (everything passed on to the model)
+    // MARK: RunSubscriber
 
-    func bridge(_ bridge: Bridge, stateIs state: DriveState) {
-        metrics.drive(state)
-        model?.bridge(bridge, stateIs: state)
-    }
-
-    func bridge(_ bridge: Bridge, delivered frame: Frame, at time: Instant) {
-        metrics.sent(frame)
-        if handshakePending {
-            handshakePending = false
-            metrics.handshakes.increment()
+    func receive(_ event: RunEvent) {
+        switch event {
+        case .state(let state):
+            metrics.drive(state)
+        case .delivered(let frame, let time):
+            metrics.sent(frame)
+            if handshakePending {
+                handshakePending = false
+                metrics.handshakes.increment()
+            }
+            recentFrames.append((frame, time))
+            if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
+        case .link(let state):
+            linkChanged(to: state)
+        case .carLine:
+            metrics.carLines.increment()
+        case .applied(let control, _):
+            if control == .inputLost { metrics.inputLostStops.increment() }
+        case .notice, .logLine, .device, .handsFree, .feedback:
+            break
         }
-        recentFrames.append((frame, time))
-        if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
-        model?.bridge(bridge, delivered: frame, at: time)
+        // Only a change the browsers can see is published (the model's, or the frames kept here).
+        let version = model.version
+        guard version != publishedVersion else { return }
+        publishedVersion = version
+        publish()
     }
 
-    func bridge(_ bridge: Bridge, linkChanged state: LinkState) {
+    private func linkChanged(to state: LinkState) {
         metrics.link(state)
         retryAt = nil
         switch state {
@@ -275,21 +288,6 @@ final class DashboardLoop: BridgeObserver {
         case .connecting, .closed:
             break
         }
-        model?.bridge(bridge, linkChanged: state)
-    }
-
-    func bridge(_ bridge: Bridge, received line: CarLine) {
-        metrics.carLines.increment()
-        model?.bridge(bridge, received: line)
-    }
-
-    func bridge(_ bridge: Bridge, noted text: String, at time: Instant) {
-        model?.bridge(bridge, noted: text, at: time)
-    }
-
-    func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {
-        if control == .inputLost { metrics.inputLostStops.increment() }
-        model?.bridge(bridge, applied: control, at: time)
     }
 }
 

@@ -53,12 +53,16 @@ public final class MonitorSession {
             printer.standardNames[source] = (layout.keyNames, layout.axisNames)
             output("  layout of \(source): \(layout.summary)")
         }
-        inputs.onControl = { control in printer.control(control) }
-        // Hands-free controls are worked out against the (would-be) car's state: the monitor's own machine.
-        inputs.driveState = { [unowned printer] in printer.driveState }
-        inputs.onDeviceChange = { description, added in
+        // Hands-free controls are worked out against the (would-be) car's state: the monitor's own machine's,
+        // handed back to the inputs after each control as a run's bridge publishes its state.
+        let coordinator = inputs
+        inputs.onControl = { [unowned coordinator] control in
+            printer.control(control)
+            coordinator.receive(.state(printer.driveState))
+        }
+        inputs.onDeviceChange = { change in
             printer.flush()
-            output(added ? "+ \(description)" : "- \(description) gone (the car would stop)")
+            output(change.opened ? "+ \(change.description)" : "- \(change.description) gone (the car would stop)")
         }
         inputs.onCalibrate = { neutrals in printer.calibrated(neutrals) }
     }

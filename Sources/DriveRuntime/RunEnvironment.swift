@@ -26,7 +26,7 @@ public struct RunEnvironment {
     /// An environment of the caller's making (tests).
     public init(
         loop: EventLoop, keyboardFD: Int32, screenFD: Int32, signals: any SignalSource, jobControl: any JobControl,
-        makeLink: @escaping (CarbridgeConfig, EventLoop) throws -> any CarLink = RunEnvironment.linkFromConfig,
+        makeLink: @escaping (CarbridgeConfig, EventLoop) throws -> any CarLink = LinkFactory().make(for:loop:),
         makeSystemdNotifier: @escaping (EventLoop) throws -> SystemdNotifier? = { _ in nil }
     ) {
         self.loop = loop
@@ -41,17 +41,10 @@ public struct RunEnvironment {
     /// This process: a loop on CLOCK_MONOTONIC, stdin and stdout, its signals through the loop's
     /// signalfd, `raise`/`tcgetpgrp` job control, the link `link.url` names, and systemd's notifier
     /// when `NOTIFY_SOCKET` is set.
-    public static func process() throws -> RunEnvironment {
+    public static func process(links: LinkFactory) throws -> RunEnvironment {
         let loop = try EventLoop()
         return RunEnvironment(
             loop: loop, keyboardFD: 0, screenFD: 1, signals: ProcessSignals(loop: loop), jobControl: ProcessJobControl(),
-            makeLink: linkFromConfig, makeSystemdNotifier: SystemdNotifier.forThisProcess(loop:))
-    }
-
-    /// The link `config.link.url` names, with the config's terminator and link options.
-    public static func linkFromConfig(_ config: CarbridgeConfig, loop: EventLoop) throws -> any CarLink {
-        let url = try LinkURL(parsing: config.link.url)
-        return try LinkFactory.make(
-            url: url, loop: loop, encoder: FrameEncoder(terminator: config.link.terminator), options: config.link.options)
+            makeLink: links.make(for:loop:), makeSystemdNotifier: SystemdNotifier.forThisProcess(loop:))
     }
 }

@@ -10,8 +10,11 @@ import Logging
 /// on one event loop, that runs until SIGINT/SIGTERM/SIGHUP/SIGQUIT, `q` or the end of a replay, and
 /// always ends with the car stopped.
 ///
-/// The services, started in this order and stopped in reverse (`ServiceGroup`): the terminal (keyboard and live view), the job-control signals, the extensions (the dashboard),
-/// the link, the input devices, systemd's notifications. The link comes before the inputs so its
+/// The services, started in this order and stopped in reverse (`ServiceGroup`): the terminal (keyboard and
+/// live view), the job-control signals, the extensions (the dashboard), the link, the feedback (rumble), the
+/// input devices, systemd's notifications. What happens is published to one list of subscribers
+/// (`RunEvents`), told in order: the view model, the feedback, the live view, the dashboard, systemd's status,
+/// the inputs' mapping. The link comes before the inputs so its
 /// connection (a radio's RFCOMM handshake, a TCP one) is under way while the devices are enumerated. Everything the session touches outside
 /// itself comes from its `RunEnvironment` (loop, fds, signals, job control, link, systemd), so tests
 /// run the same session on a manual clock.
@@ -61,6 +64,8 @@ public final class RunSession {
     public var extensions: [any RunSessionExtension] = []
     /// The bridge, once started.
     public private(set) var bridge: Bridge?
+    /// The run's subscribers (the view model first), once started.
+    public private(set) var events: RunEvents?
     /// What the live view shows (kept whether or not the view is up), once started.
     public private(set) var model: RunViewModel?
     /// The services, once started.
@@ -108,11 +113,17 @@ public final class RunSession {
         // signal waits in the signalfd and ends the run once the loop turns.
         try environment.signals.watch(Self.stopSignals, received)
         let link = try environment.makeLink(config, loop)
+        let events = RunEvents()
+        self.events = events
         let bridge = Bridge(
-            settings: config.drive, link: link, loop: loop, logger: logger, sessionLimit: config.kiosk.sessionLimit)
+            settings: config.drive, link: link, loop: loop, logger: logger, events: events,
+            sessionLimit: config.kiosk.sessionLimit)
         self.bridge = bridge
-        let model = RunViewModel(observing: bridge)
+        let model = RunViewModel(of: bridge)
         self.model = model
+        events.subscribe(model)
+        let feedback = FeedbackService(config: config, loop: loop, events: events, logger: logger)
+        events.subscribe(feedback)
 
         let terminal = TerminalService(
             environment: environment, bridge: bridge, model: model, sink: sink, logger: logger,
@@ -125,21 +136,20 @@ public final class RunSession {
         }
         terminal.isStopping = { [weak self] in self?.stopping ?? true }
         self.terminal = terminal
+        events.subscribe(terminal)
         let inputs = InputService(config: config, options: options, loop: loop, bridge: bridge, model: model, logger: logger)
         inputs.onReplayFinished = { [weak self] in self?.stop(reason: "replay finished", code: 0) }
-        // The model strongly: nothing here is referenced weakly that the bridge tells on every report (`Bridge.observer`).
-        inputs.onDevicesChanged = { [model, weak terminal] descriptions in
-            model.inputs = (terminal?.hasKeyboard == true ? ["keyboard"] : []) + descriptions
-        }
 
         var services: [any RunService] = [
             terminal,
             SignalService(Self.jobControlSignals, from: environment.signals, to: received),
         ]
         services += extensions.map { ExtensionService($0, bridge: bridge, model: model, loop: loop) }
-        services += [LinkService(bridge: bridge), inputs] as [any RunService]
+        services += [LinkService(bridge: bridge), feedback, inputs] as [any RunService]
         if let notifier = try environment.makeSystemdNotifier(loop) {
-            services.append(SystemdService(notifier: notifier, model: model, logger: logger))
+            let systemd = SystemdService(notifier: notifier, model: model, logger: logger)
+            events.subscribe(systemd)
+            services.append(systemd)
         }
         let group = ServiceGroup(services)
         self.services = group
@@ -154,6 +164,7 @@ public final class RunSession {
     public func finish() -> Int32 {
         terminal?.finalText = "carbridge: stopped; \(bridge?.framesSent ?? 0) frames sent\r\n"
         services?.stop()
+        events?.removeAll()
         return exitCode
     }
 

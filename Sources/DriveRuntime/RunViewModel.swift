@@ -1,137 +1,83 @@
 import DriveCore
 import DriveLink
 
-/// What the live view of `carbridge run` (and later a browser dashboard) reads: the drive state,
-/// the link's name and status, the last frame and its time, the frames sent, the car's recent lines
-/// with their times, notices and the inputs in use.
+/// What every view of `carbridge run` reads (the live view, the dashboard, systemd's status): the drive
+/// state, the link's name and status, the last frame and its time, the frames sent, the car's recent lines
+/// with their times, notices, feedback cues and the inputs in use.
 ///
-/// Fed directly by the bridge as its `BridgeObserver` (no round trip through the log); read as one
-/// value, `snapshot`. Everything happens on the bridge's event loop.
-public final class RunViewModel: BridgeObserver {
+/// The first of the run's subscribers: it folds every `RunEvent` into one value, `snapshot`, before the
+/// views that follow it in the list are told the same event. `version` moves whenever the snapshot
+/// changed, so a view redraws only then. Everything happens on the run's event loop.
+public final class RunViewModel: RunSubscriber {
     /// Everything shown, as a value.
     public private(set) var snapshot: RunSnapshot
+    /// Moves on every change of `snapshot`.
+    public private(set) var version = 0
     /// How many car lines and notices are kept (the oldest go first).
     public var historyLimit = 50 {
         didSet { trim() }
     }
-    /// Called after anything shown has changed.
-    public var onChange: (() -> Void)?
-    /// The bridge's events the feedback can answer (the pad's rumble follows them): every link change, a state
-    /// whose engine or speed differs from the last one told, and the controls `FeedbackPlanner.answers(_:)`.
-    /// A report that only steers tells nothing (it was two calls into the planner per input report).
-    public var onBridgeEvent: ((BridgeEvent) -> Void)? {
-        didSet { toldEngineAndSpeed = nil }  // a new listener has been told nothing yet
-    }
-    /// The engine and speed of the last state told to `onBridgeEvent` (nil: none yet).
-    private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
-    /// Also called after anything shown has changed (the web dashboard; `onChange` is the live view's).
-    public var changeHandlers: [() -> Void] = []
-    /// How a bridge notice is shown among the notices (the run view shows it the way its diverted
+    /// How a bridge notice is shown among the notices (the live view shows it the way its diverted
     /// log shows every other line; by default the bare text).
     public var noticeText: (String) -> String = { $0 }
+    /// The open input devices, in the order they were opened.
+    private var devices: [(key: String, description: String)] = []
+
+    /// How many feedback events are kept (the oldest go first).
+    public static let feedbackLimit = 10
 
     /// An empty view of the link `linkName` (engine off, nothing sent, link not started).
     public init(linkName: String, linkStatus: String = LinkState.down(reason: "not started").description) {
         snapshot = RunSnapshot(linkName: linkName, linkStatus: linkStatus)
     }
 
-    /// A view of `bridge`, which reports to it from now on (and keeps it; the model does not keep the bridge).
-    public convenience init(observing bridge: Bridge) {
+    /// A view of `bridge` as it stands now; subscribe it to `bridge.events` to follow it.
+    public convenience init(of bridge: Bridge) {
         self.init(linkName: bridge.link.name, linkStatus: bridge.link.state.description)
         snapshot.state = bridge.state
         snapshot.framesSent = bridge.framesSent
-        bridge.observer = self
     }
 
-    /// The input sources in use, in words.
-    public var inputs: [String] {
-        get { snapshot.inputs }
-        set {
-            snapshot.inputs = newValue
-            changed()
+    public func receive(_ event: RunEvent) {
+        switch event {
+        case .state(let state):
+            guard state != snapshot.state else { return }
+            snapshot.state = state
+        case .delivered(let frame, let time):
+            snapshot.lastFrame = (frame, time)
+            snapshot.framesSent += 1
+        case .link(let state):
+            snapshot.linkStatus = state.description
+        case .carLine(let line):
+            snapshot.carLines.append((line.time, line.text))
+            trim()
+        case .notice(let text, _):
+            snapshot.notices.append(noticeText(text))
+            trim()
+        case .logLine(let line):
+            snapshot.notices.append(line)
+            trim()
+        case .applied:
+            return
+        case .device(let change):
+            devices.removeAll { $0.key == change.key }
+            if change.opened { devices.append((change.key, change.description)) }
+            snapshot.inputs = devices.map(\.description)
+        case .handsFree(let reading):
+            guard reading != snapshot.handsFree else { return }
+            snapshot.handsFree = reading
+        case .feedback(let cue, let time):
+            snapshot.feedback.append((time, cue))
+            if snapshot.feedback.count > Self.feedbackLimit {
+                snapshot.feedback.removeFirst(snapshot.feedback.count - Self.feedbackLimit)
+            }
         }
-    }
-
-    /// The hands-free rider; a reading equal to the last one (they are rounded) changes nothing.
-    public var handsFree: HandsFreeReading? {
-        get { snapshot.handsFree }
-        set {
-            guard newValue != snapshot.handsFree else { return }
-            snapshot.handsFree = newValue
-            changed()
-        }
-    }
-
-    /// How many feedback events are kept (the oldest go first).
-    public static let feedbackLimit = 10
-
-    /// Records a feedback event (what the pad's rumble plays) for the views.
-    public func record(_ event: FeedbackEvent, at time: Instant) {
-        snapshot.feedback.append((time, event))
-        if snapshot.feedback.count > Self.feedbackLimit {
-            snapshot.feedback.removeFirst(snapshot.feedback.count - Self.feedbackLimit)
-        }
-        changed()
-    }
-
-    /// Calls `handler` after anything shown has changed, from now on (besides `onChange`).
-    public func addChangeHandler(_ handler: @escaping () -> Void) {
-        changeHandlers.append(handler)
-    }
-
-    /// Adds a line to the notices as it is (a log line while the run view diverts the log).
-    public func appendNotice(_ text: String) {
-        snapshot.notices.append(text)
-        trim()
-        changed()
-    }
-
-    // MARK: BridgeObserver
-
-    public func bridge(_ bridge: Bridge, stateIs state: DriveState) {
-        if let onBridgeEvent, toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed {
-            toldEngineAndSpeed = (state.engineOn, state.speed)
-            onBridgeEvent(.state(state))
-        }
-        guard state != snapshot.state else { return }
-        snapshot.state = state
-        changed()
-    }
-
-    public func bridge(_ bridge: Bridge, delivered frame: Frame, at time: Instant) {
-        snapshot.lastFrame = (frame, time)
-        snapshot.framesSent += 1
-        changed()
-    }
-
-    public func bridge(_ bridge: Bridge, linkChanged state: LinkState) {
-        onBridgeEvent?(.link(up: state.isUp))
-        snapshot.linkStatus = state.description
-        changed()
-    }
-
-    public func bridge(_ bridge: Bridge, applied control: Control, at time: Instant) {
-        if let onBridgeEvent, FeedbackPlanner.answers(control) { onBridgeEvent(.applied(control)) }
-    }
-
-    public func bridge(_ bridge: Bridge, received line: CarLine) {
-        snapshot.carLines.append((line.time, line.text))
-        trim()
-        changed()
-    }
-
-    public func bridge(_ bridge: Bridge, noted text: String, at time: Instant) {
-        appendNotice(noticeText(text))
+        version &+= 1
     }
 
     private func trim() {
         let limit = max(0, historyLimit)
         if snapshot.carLines.count > limit { snapshot.carLines.removeFirst(snapshot.carLines.count - limit) }
         if snapshot.notices.count > limit { snapshot.notices.removeFirst(snapshot.notices.count - limit) }
-    }
-
-    private func changed() {
-        onChange?()
-        for handler in changeHandlers { handler() }
     }
 }

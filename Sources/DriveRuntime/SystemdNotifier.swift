@@ -83,10 +83,14 @@ public final class SystemdNotifier {
         statusTimer.arm(at: status.deadline)
     }
 
-    /// Follows `model`: its engine, speed, direction and link state become the status.
-    public func report(_ model: RunViewModel) {
-        model.addChangeHandler { [weak self, unowned model] in self?.modelChanged(model.snapshot) }
-        modelChanged(model.snapshot)
+    /// Shows `snapshot`'s engine, speed, direction and link state as the status, when they changed.
+    public func report(_ snapshot: RunSnapshot) {
+        let key = StatusKey(
+            engineOn: snapshot.state.engineOn, speed: snapshot.state.speed, direction: snapshot.state.direction,
+            link: snapshot.linkStatus)
+        guard key != lastKey else { return }
+        lastKey = key
+        setStatus(Self.statusText(state: snapshot.state, link: snapshot.linkStatus))
     }
 
     /// `STOPPING=1` (once), with the status; the watchdog keeps pinging while the loop runs the shutdown.
@@ -108,15 +112,6 @@ public final class SystemdNotifier {
         var speed: Int
         var direction: Int
         var link: String
-    }
-
-    private func modelChanged(_ snapshot: RunSnapshot) {
-        let key = StatusKey(
-            engineOn: snapshot.state.engineOn, speed: snapshot.state.speed, direction: snapshot.state.direction,
-            link: snapshot.linkStatus)
-        guard key != lastKey else { return }
-        lastKey = key
-        setStatus(Self.statusText(state: snapshot.state, link: snapshot.linkStatus))
     }
 
     private func statusDue() {

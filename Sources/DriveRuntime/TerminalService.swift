@@ -10,7 +10,9 @@ import Logging
 /// Neither fd is ever made `O_NONBLOCK`: that flag lives on the open file description the shell
 /// shares (and a crash would leave it there). Each readable event reads once, which with VMIN=1
 /// does not block; the view writes through a private non-blocking description (`TerminalScreen`).
-final class TerminalService: RunService {
+///
+/// One of the run's subscribers: it redraws the view whenever the view model (told before it) changed.
+final class TerminalService: RunService, RunSubscriber {
     let name = "terminal"
     /// What the view writes last when the service stops (the run's closing line).
     var finalText = ""
@@ -20,6 +22,8 @@ final class TerminalService: RunService {
     var onGone: (String) -> Void = { _ in }
     /// True once the run is ending (no terminal is taken again then).
     var isStopping: () -> Bool = { false }
+    /// The view model's version the view shows.
+    private var shownVersion = -1
 
     private let loop: EventLoop
     private let keyboardFD: Int32
@@ -68,11 +72,9 @@ final class TerminalService: RunService {
         guard wantsKeyboard && TerminalMode.isTerminal(keyboardFD) else { return }
         terminal = try TerminalMode(fd: keyboardFD)
         try loop.watch(keyboardFD, for: .readable) { [weak self] _ in self?.readKeyboard() }
-        model.inputs.append("keyboard")
+        bridge.events.publish(.device(InputDeviceChange(key: "keyboard", description: "keyboard", opened: true)))
         guard wantsView && TerminalMode.isTerminal(screenFD) else { return }
         let screenFD = self.screenFD
-        // The model strongly here and in the log's diversion (both let go in `stop`): a weak reference would give
-        // it a side table, and the bridge retains it on every input report (`Bridge.observer`).
         let model = self.model
         let screen = try TerminalScreen(fd: screenFD, loop: loop) {
             let size = TerminalScreen.size(of: screenFD)
@@ -83,9 +85,15 @@ final class TerminalService: RunService {
         // would show them); every other log line goes to its notices while it is up.
         let label = logger.label
         model.noticeText = { ConsoleLogHandler.line(level: .notice, label: label, message: $0) }
-        sink.divert { line in model.appendNotice(line) }
+        let events = bridge.events
+        sink.divert { line in events.publish(.logLine(line)) }
         bridge.logsReports = false
-        model.onChange = { [weak screen] in screen?.setNeedsDisplay() }
+        screen.setNeedsDisplay()
+    }
+
+    func receive(_ event: RunEvent) {
+        guard let screen, model.version != shownVersion else { return }
+        shownVersion = model.version
         screen.setNeedsDisplay()
     }
 
@@ -95,7 +103,6 @@ final class TerminalService: RunService {
         foregroundCheck = nil
         sink.divert(to: nil)
         bridge.logsReports = true
-        model.onChange = nil
         screen?.close(finalText: finalText)
         screen = nil
         if terminal != nil { loop.unwatch(keyboardFD) }

@@ -39,7 +39,8 @@ final class DashboardLoopTests: XCTestCase {
         let loop = try EventLoop(clock: .manual)
         let link = TestLink(loop: loop)
         let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let model = RunViewModel(observing: bridge)
+        let model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
         let metrics = DashboardMetrics()
         let core = DashboardLoop(
             bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: 240,
@@ -50,21 +51,23 @@ final class DashboardLoopTests: XCTestCase {
         return (loop, link, bridge, model, core, metrics, hub)
     }
 
-    func testDetachGivesTheBridgeBackToTheModelAndEndsTheCycle() throws {
+    func testDetachLeavesTheRunsSubscribersAndEndsTheCycle() throws {
         let loop = try EventLoop(clock: .manual)
         let link = TestLink(loop: loop)
         let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let model = RunViewModel(observing: bridge)
+        let model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
         var core: DashboardLoop? = DashboardLoop(
             bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
         weak let weakCore = core
-        XCTAssertTrue(bridge.observer === core)
+        XCTAssertTrue(bridge.events.subscribers.last === core, "it subscribes after the model")
         core = nil
-        XCTAssertNotNil(weakCore, "the bridge keeps its observer, which keeps the bridge")
+        XCTAssertNotNil(weakCore, "the run's subscribers keep it, and it keeps the bridge")
         weakCore?.detach()
         XCTAssertNil(weakCore, "detached, nothing keeps the dashboard's loop side")
-        XCTAssertTrue(bridge.observer === model)
+        XCTAssertEqual(bridge.events.subscribers.count, 1)
+        XCTAssertTrue(bridge.events.subscribers.first === model)
         bridge.start()
         bridge.apply(.engine)
         XCTAssertEqual(model.snapshot.state.engineOn, true)
@@ -174,7 +177,8 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         let loop = try EventLoop(clock: .manual)
         let link = TestLink(loop: loop)
         let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
-        let model = RunViewModel(observing: bridge)
+        let model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
         let core = DashboardLoop(
             bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { [unowned self] in

@@ -50,9 +50,10 @@ final class HandsFreeBridgeTests: XCTestCase {
         link.forgetFrames()
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.driveState = { [weak bridge] in bridge?.state ?? .initial }
-        let model = RunViewModel(observing: bridge)
-        inputs.onHandsFree = { reading in model.handsFree = reading }
+        bridge.events.subscribe(inputs)
+        let model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
+        inputs.onHandsFree = { [weak bridge] reading in bridge?.events.publish(.handsFree(reading)) }
         let board = FakeBoard()
         try inputs.attach(board, role: .board, name: "board")
         defer { inputs.stop() }

@@ -70,7 +70,7 @@ final class HandsFreeTiltBridgeTests: XCTestCase {
         link.forgetFrames()
         inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.driveState = { [weak bridge] in bridge?.state ?? .initial }
+        bridge.events.subscribe(inputs)
         source = HandDrivenSource(role == .board ? "fake board" : "fake tilt rig")
         try inputs.attach(source, role: role, name: source.description)
     }

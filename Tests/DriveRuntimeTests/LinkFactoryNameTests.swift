@@ -10,8 +10,8 @@ final class LinkFactoryNameTests: XCTestCase {
     func testANameLinkWithoutSuchACarThrowsOneSentence() throws {
         let loop = try EventLoop()
         var notices: [String] = []
-        XCTAssertThrowsError(try LinkFactory.make(url: LinkURL(parsing: "rfcomm://NoSuchCar-7f3a"), loop: loop,
-                                                  notice: { notices.append($0) })) { error in
+        let factory = LinkFactory(notice: { notices.append($0) })
+        XCTAssertThrowsError(try factory.make(url: LinkURL(parsing: "rfcomm://NoSuchCar-7f3a"), loop: loop)) { error in
             let text = "\(error)"
             XCTAssertTrue(text.contains("bluetoothd") || text.contains("no Bluetooth device named \"NoSuchCar-7f3a\""), text)
             XCTAssertFalse(text.contains("\n"), text)

@@ -1,3 +1,5 @@
+import DriveConfig
+import DriveInput
 import DriveCore
 import DriveLink
 import DriveRuntime
@@ -14,15 +16,16 @@ final class RunViewModelTests: XCTestCase {
     private var link: RecordingCarLink!
     private var bridge: Bridge!
     private var model: RunViewModel!
-    private var changes = 0
+    /// How often the model changed.
+    private var changes: Int { model.version }
 
     override func setUpWithError() throws {
         loop = try EventLoop()
         link = RecordingCarLink(loop: loop)
         let logger = Logger(label: "view-model-test") { _ in SwiftLogNoOpLogHandler() }
         bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: logger)
-        model = RunViewModel(observing: bridge)
-        model.onChange = { [unowned self] in self.changes += 1 }
+        model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
         bridge.start()
     }
 
@@ -76,42 +79,31 @@ final class RunViewModelTests: XCTestCase {
 
     /// The feedback hears every link change, a state only when the engine or the speed changed, and only the
     /// controls the planner answers: a report that only steers costs it nothing.
-    func testTheFeedbackHearsEngineSpeedLinkAndTheControlsItAnswers() {
-        var heard: [BridgeEvent] = []
-        model.onBridgeEvent = { heard.append($0) }
+    func testTheFeedbackAnswersEngineSpeedLinkAndLostInputAndTheModelListsItsCues() throws {
+        var config = try CarbridgeConfig.defaults(resolver: EventCodeNames())
+        config.drive.maxSpeed = 20
+        let feedback = FeedbackService(
+            config: config, loop: loop, events: bridge.events,
+            logger: Logger(label: "feedback-test") { _ in SwiftLogNoOpLogHandler() })
+        bridge.events.subscribe(feedback)
+        defer { feedback.stop() }
+        let cues = { self.model.snapshot.feedback.map(\.event) }
         link.set(.up)
-        XCTAssertEqual(heard.first, .link(up: true))
-        heard.removeAll()
+        XCTAssertEqual(cues(), [], "a link coming up calls for no cue")
         bridge.apply(.engine)
-        XCTAssertEqual(heard.map(Self.kind), ["state engine on 0"], "the engine went on")
-        heard.removeAll()
+        XCTAssertEqual(cues(), [.engineOn])
         bridge.apply(.steer(40))
         bridge.apply(.steer(-40))
         bridge.apply(.gear)
-        XCTAssertEqual(heard, [], "steering and gear change neither the engine nor the speed")
         bridge.apply(.speedUp)
-        XCTAssertEqual(heard.map(Self.kind), ["applied speedUp", "state engine on 10"])
-        heard.removeAll()
-        bridge.apply(.steer(10))
+        bridge.apply(.speedUp)
+        XCTAssertEqual(cues(), [.engineOn], "steering, gear and Speed+ below the cap call for none")
+        bridge.apply(.speedUp)
+        XCTAssertEqual(cues(), [.engineOn, .speedCapped], "Speed+ at the cap")
         bridge.apply(.inputLost)
-        XCTAssertEqual(heard.map(Self.kind), ["applied inputLost", "state engine on 0"], "lost input stops the car")
-        heard.removeAll()
+        XCTAssertEqual(cues(), [.engineOn, .speedCapped, .stopped], "lost input stops the car")
         link.set(.down(reason: "test"))
-        XCTAssertEqual(heard.first, .link(up: false))
-
-        // A new listener has been told nothing: it hears the next state even if engine and speed stayed.
-        var fresh: [BridgeEvent] = []
-        model.onBridgeEvent = { fresh.append($0) }
-        bridge.apply(.steer(20))
-        XCTAssertEqual(fresh.map(Self.kind), ["state engine on 0"])
-    }
-
-    private static func kind(_ event: BridgeEvent) -> String {
-        switch event {
-        case .state(let state): return "state engine \(state.engineOn ? "on" : "off") \(state.speed)"
-        case .link(let up): return "link \(up)"
-        case .applied(let control): return "applied \(control)"
-        }
+        XCTAssertEqual(cues(), [.engineOn, .speedCapped, .stopped, .stopped], "so does the link's loss")
     }
 
     func testSteeringWithTheEngineOffShowsTheAngleAndSendsNothing() {
@@ -149,7 +141,7 @@ final class RunViewModelTests: XCTestCase {
         bridge.logsReports = false
         link.set(.up)
         XCTAssertEqual(model.snapshot.notices, ["NOTICE link up: recording"])
-        model.appendNotice("12:00:00.000 info carbridge: a log line")
+        bridge.events.publish(.logLine("12:00:00.000 info carbridge: a log line"))
         XCTAssertEqual(model.snapshot.notices.last, "12:00:00.000 info carbridge: a log line", "log lines are kept as they are")
     }
 
@@ -163,7 +155,7 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertEqual(model.snapshot.carLines.map(\.text), ["line 3", "line 4", "line 5"])
         XCTAssertEqual(model.snapshot.carLines.map(\.time), (3...5).map { start.advanced(by: .milliseconds(Int64($0))) })
 
-        for index in 1...5 { model.appendNotice("notice \(index)") }
+        for index in 1...5 { bridge.events.publish(.logLine("notice \(index)")) }
         XCTAssertEqual(model.snapshot.notices, ["notice 3", "notice 4", "notice 5"])
         model.historyLimit = 1
         XCTAssertEqual(model.snapshot.carLines.map(\.text), ["line 5"])
@@ -176,7 +168,8 @@ final class RunViewModelTests: XCTestCase {
         bridge.apply(.speedUp)
         link.onLine?(CarLine(time: loop.now(), text: "CAR forward at 10"))
         let before = changes
-        model.inputs = ["keyboard", "gamepad Pad"]
+        bridge.events.publish(.device(InputDeviceChange(key: "keyboard", description: "keyboard", opened: true)))
+        bridge.events.publish(.device(InputDeviceChange(key: "/sys/pad", description: "gamepad Pad", opened: true)))
         XCTAssertEqual(changes, before + 1)
 
         let screen = RunView.render(model.snapshot, columns: 100, rows: 30, timeText: { _ in "T" })
@@ -188,10 +181,10 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertTrue(screen.contains("  link up: recording"), screen)
     }
 
-    func testTheBridgeKeepsTheModelAndNeitherKeepsTheOther() {
+    func testTheRunsEventsKeepTheModelAndTheModelDoesNotKeepTheBridge() {
         weak let weakModel = model
         model = nil
-        // The bridge keeps its observer (a weak reference would cost every report a side-table lookup) ...
+        // The bridge's subscribers keep the model ...
         XCTAssertNotNil(weakModel)
         bridge.apply(.engine)
         XCTAssertEqual(weakModel?.snapshot.state.engineOn, true)
@@ -202,10 +195,20 @@ final class RunViewModelTests: XCTestCase {
         XCTAssertNil(weakModel)
     }
 
+    func testADeviceThatClosesLeavesTheInputsInTheOrderTheyOpened() {
+        let events = bridge.events
+        events.publish(.device(InputDeviceChange(key: "keyboard", description: "keyboard", opened: true)))
+        events.publish(.device(InputDeviceChange(key: "/sys/b", description: "gamepad B", opened: true)))
+        events.publish(.device(InputDeviceChange(key: "/sys/a", description: "accelerometer A", opened: true)))
+        XCTAssertEqual(model.snapshot.inputs, ["keyboard", "gamepad B", "accelerometer A"])
+        events.publish(.device(InputDeviceChange(key: "/sys/b", description: "gamepad B", opened: false)))
+        XCTAssertEqual(model.snapshot.inputs, ["keyboard", "accelerometer A"])
+    }
+
     func testKeepsTheLastTenFeedbackEventsOldestFirst() {
         let t0 = loop.now()
         for index in 0..<12 {
-            model.record(index % 2 == 0 ? .engineOn : .stopped, at: t0.advanced(by: .seconds(index)))
+            bridge.events.publish(.feedback(index % 2 == 0 ? .engineOn : .stopped, at: t0.advanced(by: .seconds(index))))
         }
         XCTAssertEqual(model.snapshot.feedback.count, RunViewModel.feedbackLimit)
         XCTAssertEqual(model.snapshot.feedback.first?.time, t0.advanced(by: .seconds(2)), "the two oldest went first")

@@ -100,22 +100,24 @@ final class SystemdNotifierTests: XCTestCase {
     func testStatusFollowsTheViewModelOnlyWhenWhatItShowsChanges() throws {
         let notifier = try makeNotifier(watchdog: nil)
         let model = RunViewModel(linkName: "tcp://car:1", linkStatus: "connecting")
-        let bridgeStand = Bridge(
-            settings: DriveSettings(), link: RecordingCarLink(loop: loop), loop: loop,
-            logger: Logger(label: "x") { _ in SwiftLogNoOpLogHandler() })
-        notifier.report(model)
+        // As `SystemdService` does: the model is told first, then the notifier reports it.
+        let tell = { (event: RunEvent) in
+            model.receive(event)
+            notifier.report(model.snapshot)
+        }
+        notifier.report(model.snapshot)
         notifier.start()
         try run(milliseconds: 0)
         XCTAssertEqual(sent.first?.text, "READY=1\nSTATUS=engine off, speed 0 forward, link connecting")
-        model.bridge(bridgeStand, linkChanged: .up)
+        tell(.link(.up))
         try run(milliseconds: 600)
         var moving = DriveState()
         moving.engineOn = true
         moving.speed = 40
-        model.bridge(bridgeStand, stateIs: moving)
+        tell(.state(moving))
         // Frames delivered every 50 ms change the view, not the status.
         for _ in 0..<20 {
-            model.bridge(bridgeStand, delivered: moving.motionFrame, at: loop.now())
+            tell(.delivered(moving.motionFrame, at: loop.now()))
             try run(milliseconds: 50)
         }
         XCTAssertEqual(sent.map(\.text), [

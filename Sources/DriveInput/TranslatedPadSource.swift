@@ -1,0 +1,39 @@
+import DriveMapping
+
+/// A pad whose frames are translated to the standard layout of its GameControllerDB entry before anyone
+/// sees them: the mapping downstream only ever sees the standard codes.
+public final class TranslatedPadSource: InputSource {
+    private let source: any InputSource
+    private var translator: PadTranslator
+    /// Called with every translated frame (a frame the layout leaves empty is not passed on).
+    public var onFrame: ((InputFrame) -> Void)?
+    /// Called with every frame as the pad gave it, before its translation (`carbridge monitor` shows both).
+    public var onUntranslatedFrame: ((InputFrame) -> Void)?
+    /// The pad's own loss.
+    public var onGone: ((String) -> Void)? {
+        get { source.onGone }
+        set { source.onGone = newValue }
+    }
+
+    /// `source` translated through `translator`.
+    public init(_ source: any InputSource, translator: PadTranslator) {
+        self.source = source
+        self.translator = translator
+        source.onFrame = { [weak self] frame in self?.received(frame) }
+    }
+
+    public var description: String { source.description }
+
+    /// The layout frames are translated through.
+    public var layout: PadLayout { translator.layout }
+
+    public func start() throws { try source.start() }
+
+    public func stop() { source.stop() }
+
+    private func received(_ frame: InputFrame) {
+        onUntranslatedFrame?(frame)
+        guard let translated = translator.translate(frame) else { return }
+        onFrame?(translated)
+    }
+}

@@ -1,0 +1,111 @@
+import DriveConfig
+import DriveCore
+import DriveInput
+import DriveSystem
+import Logging
+
+/// Tells the driver what the car is doing: `FeedbackPlanner` over the run's events (a kiosk turn's warning
+/// on a loop timer). Each cue is published (`RunEvent.feedback`: the views list it) and, with
+/// `[feedback] rumble` on, played on the rumble motors of the open pads, which this service opens itself
+/// when a pad with `FF_RUMBLE` is opened (`RunEvent.device`) and closes when it goes.
+package final class FeedbackService: RunService, RunSubscriber {
+    package let name = "feedback"
+    private let config: CarbridgeConfig
+    private let loop: EventLoop
+    private let events: RunEvents
+    private let logger: Logger
+    private var planner: FeedbackPlanner
+    private let timer: DeadlineTimer
+    /// The engine and speed of the last state handed to the planner (nil: none yet): a state that only
+    /// steers calls for no cue.
+    private var toldEngineAndSpeed: (engineOn: Bool, speed: Int)?
+    /// The rumble motors of the open pads that have them, by device key.
+    private var motors: [String: RumbleMotor] = [:]
+    /// The pads whose motors a thread is opening, by device key: which opening it is, so that a motor
+    /// arriving after its pad was closed (or closed and opened again) is closed, not used.
+    private var motorOpenings: [String: UInt64] = [:]
+    private var motorOpeningCount: UInt64 = 0
+
+    /// Feedback for a run with `config`, publishing its cues to `events`.
+    package init(config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger) {
+        self.config = config
+        self.loop = loop
+        self.events = events
+        self.logger = logger
+        planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
+        timer = DeadlineTimer(loop: loop)
+        timer.setAction { [weak self] in
+            guard let self else { return }
+            self.tell(self.planner.tick(at: self.loop.now()))
+        }
+    }
+
+    package func start() throws {}
+
+    package func stop() {
+        timer.cancel()
+        motorOpenings.removeAll()
+        for motor in motors.values { motor.closeInBackground() }
+        motors.removeAll()
+    }
+
+    package func receive(_ event: RunEvent) {
+        switch event {
+        case .state(let state):
+            guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }
+            toldEngineAndSpeed = (state.engineOn, state.speed)
+            tell(planner.handle(.state(state), at: loop.now()))
+        case .link(let state):
+            tell(planner.handle(.link(up: state.isUp), at: loop.now()))
+        case .applied(let control, let time):
+            guard FeedbackPlanner.answers(control) else { return }
+            tell(planner.handle(.applied(control), at: time))
+        case .device(let change):
+            guard let node = change.gamepadNode else { return }
+            if change.opened { openMotor(node, key: change.key) } else { closeMotor(key: change.key) }
+        case .delivered, .carLine, .notice, .logLine, .handsFree, .feedback:
+            break
+        }
+    }
+
+    /// Publishes `cues` and plays them (one `write` per pad with rumble, never blocking).
+    private func tell(_ cues: [FeedbackEvent]) {
+        defer { timer.arm(at: planner.nextDeadline) }
+        guard !cues.isEmpty else { return }
+        let now = loop.now()
+        for cue in cues {
+            if config.feedback.rumble {
+                for motor in motors.values { motor.play(cue.rawValue) }
+            }
+            events.publish(.feedback(cue, at: now))
+        }
+    }
+
+    /// Opens the pad's rumble motors when `[feedback] rumble` is on and it has `FF_RUMBLE` (else nothing).
+    /// The upload waits for the pad's driver, so it runs on a thread of its own and the motor joins
+    /// `motors` when it is done; until then the pad drives without rumble.
+    private func openMotor(_ path: String, key: String) {
+        guard config.feedback.rumble, config.feedback.strength > 0 else { return }
+        motorOpeningCount += 1
+        let opening = motorOpeningCount
+        motorOpenings[key] = opening
+        let patterns = FeedbackEvent.allCases.map(\.pattern)
+        RumbleMotor.open(path: path, patterns: patterns, strength: config.feedback.strength, loop: loop) { [weak self] motor in
+            guard let self, self.motorOpenings[key] == opening else {
+                motor?.closeInBackground()
+                return
+            }
+            self.motorOpenings[key] = nil
+            guard let motor else { return }
+            self.motors[key] = motor
+            self.logger.debug("rumble: \(path) has FF_RUMBLE")
+        }
+    }
+
+    private func closeMotor(key: String) {
+        motorOpenings[key] = nil
+        guard let motor = motors.removeValue(forKey: key) else { return }
+        // After the current event: a pad that went away has the car stopped before a thread is started.
+        loop.execute { motor.closeInBackground() }
+    }
+}

@@ -1,0 +1,359 @@
+import DriveConfig
+import DriveCore
+import DriveInput
+import DriveMapping
+import DriveSystem
+import Logging
+
+/// Finds, opens and watches the input devices the config picks (udev hotplug, `EACCES` retried), or
+/// replays an evemu recording, and reports their frames, their loss and their return. It maps nothing:
+/// its frames go to whoever listens (`InputMapping`, through `InputCoordinator`).
+///
+/// A pad with a GameControllerDB layout is opened as a `TranslatedPadSource`, so its frames carry the
+/// standard codes from the start. Loss: a device removed, a read error, or an accelerometer that gives no
+/// usable sample for `input_timeout_ms` (zero or non-finite gravity vectors are not samples) is reported
+/// through `onLost` at once; once every lost role is back (an accelerometer: delivering samples again),
+/// `onRestored`.
+final class InputDeviceManager {
+    /// One device in use.
+    private struct Active {
+        enum State {
+            /// An evdev node being opened, `EACCES` retried (nil while the first attempt runs).
+            case opening(PermissionRetry<any InputSource>?)
+            /// Delivering frames.
+            case open(any InputSource)
+        }
+
+        let descriptor: InputDeviceDescriptor
+        let role: DeviceRole
+        let key: String
+        var state: State
+    }
+
+    /// Every frame, with the role it is used as and the device's name (a pad's in its standard layout).
+    var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
+    /// Every frame as the device gave it, before a pad's translation (for `carbridge monitor`).
+    var onDeviceFrame: ((InputFrame, DeviceRole, String) -> Void)?
+    /// A device of `role` was lost (the car must stop).
+    var onLost: ((DeviceRole) -> Void)?
+    /// Every lost role is back: driving may resume.
+    var onRestored: (() -> Void)?
+    /// A device was opened or closed.
+    var onDeviceChange: ((InputDeviceChange) -> Void)?
+    /// A pad was opened with this layout (its name as `onFrame` gives it), for `carbridge monitor`.
+    var onLayout: ((String, PadLayout) -> Void)?
+    /// The replay reached its end (the role it replayed).
+    var onReplayFinished: ((DeviceRole) -> Void)?
+
+    private let config: CarbridgeConfig
+    private let loop: EventLoop
+    private let logger: Logger
+    private let picker: DevicePicker
+    /// Chooses each pad's layout (the `[buttons]` table, the GameControllerDBs, the kernel's codes).
+    private let layouts: PadLayoutResolver
+    /// Whether an accelerometer's frame is a sample the tilt can use (for the watchdog).
+    private let isUsableSample: (InputFrame) -> Bool
+    private var watcher: UdevWatcher?
+    private var known: [String: InputDeviceDescriptor] = [:]
+    private var knownOrder: [String] = []
+    private var active: [String: Active] = [:]
+    private var watchdog: SampleWatchdog
+    /// Follows `watchdog.deadline`.
+    private let watchdogTimer: DeadlineTimer
+    /// Roles whose device was lost and is not back yet.
+    private var missingRoles: Set<DeviceRole> = []
+    private var replay: EvemuPlayer?
+    /// Sources handed in with `attach`.
+    private var attached: [any InputSource] = []
+    /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
+    private var noticed: Set<String> = []
+
+    /// A manager for the devices `config` picks; `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG`
+    /// variables are looked up. Throws a `CarbridgeError` when `[devices] mapping_db` cannot be read.
+    init(
+        config: CarbridgeConfig, loop: EventLoop, logger: Logger, isUsableSample: @escaping (InputFrame) -> Bool,
+        environment: @escaping (String) -> String?
+    ) throws {
+        self.layouts = try PadLayoutResolver(config: config, environment: environment)
+        self.config = config
+        self.loop = loop
+        self.logger = logger
+        self.picker = DevicePicker(config: config)
+        self.isUsableSample = isUsableSample
+        self.watchdog = SampleWatchdog(timeout: .milliseconds(config.steering.inputTimeoutMilliseconds))
+        watchdogTimer = DeadlineTimer(loop: loop)
+        watchdogTimer.setAction { [weak self] in self?.watchdogFired() }
+    }
+
+    /// The devices in use, in words.
+    var activeDescriptions: [String] {
+        active.values.sorted { $0.key < $1.key }.map { Self.describe($0.role, $0.descriptor.name) }
+    }
+
+    /// True once a replay was started.
+    var isReplaying: Bool { replay != nil }
+
+    /// Enumerates devices and watches udev for more; devices appearing later are picked up.
+    func startWatching() throws {
+        let watcher = try UdevWatcher(loop: loop)
+        watcher.onAppeared = { [weak self] device in self?.appeared(device) }
+        watcher.onDisappeared = { [weak self] syspath in self?.disappeared(syspath, reason: "removed") }
+        self.watcher = watcher
+        _ = try watcher.start()
+        if active.isEmpty {
+            let wanted = picker.entries.compactMap { entry in entry.match.map { "\(entry.key) = \($0)" } }
+            logger.notice("waiting for an input device (\(wanted.joined(separator: ", "))); plug one in or pair it")
+        }
+    }
+
+    /// Replays an evemu recording instead of live devices, with its timing.
+    func startReplay(_ recording: EvemuRecording) {
+        let role: DeviceRole = DeviceClassifier.isBalanceBoard(name: recording.info.name)
+            ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
+        let player = EvemuPlayer(recording: recording, loop: loop)
+        let name = "replay \"\(recording.info.name)\""
+        var translator = role == .gamepad ? translator(for: recording.info, source: name) : nil
+        player.onFrame = { [weak self] frame in
+            guard let self else { return }
+            if translator == nil { return self.received(frame, role: role, source: name) }
+            self.onDeviceFrame?(frame, role, name)
+            guard let translated = translator?.translate(frame) else { return }
+            self.received(translated, role: role, source: name, deviceFrame: false)
+        }
+        player.onFinished = { [weak self] in
+            guard let self else { return }
+            self.logger.notice("replay finished")
+            self.onReplayFinished?(role)
+        }
+        replay = player
+        onDeviceChange?(InputDeviceChange(key: "replay", description: name, opened: true))
+        player.start()
+    }
+
+    /// Uses `source`, already open, as the device of `role` (e.g. a `RawEvdevReader` on a pipe; the
+    /// benchmarks drive the live path through it): its frames are reported like those of a device udev
+    /// found, and its loss is lost input. With `info` (what the device says about itself), a pad gets its
+    /// layout as a udev-found one does. `stop()` stops it.
+    func attach(_ source: any InputSource, role: DeviceRole, name: String, info: InputDeviceInfo? = nil) throws {
+        let key = "attached:\(name)"
+        var source = source
+        if role == .gamepad, let info, let translator = translator(for: info, source: name) {
+            source = translated(source, through: translator, role: role, name: name)
+        }
+        let reportsDeviceFrames = !(source is TranslatedPadSource)
+        source.onFrame = { [weak self] frame in
+            self?.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
+        }
+        source.onGone = { [weak self] reason in
+            guard let self else { return }
+            self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
+            self.onDeviceChange?(InputDeviceChange(key: key, description: Self.describe(role, name), opened: false))
+            self.lost(role)
+        }
+        attached.append(source)
+        try source.start()
+        onDeviceChange?(InputDeviceChange(key: key, description: Self.describe(role, name), opened: true))
+    }
+
+    /// Closes every device.
+    func stop() {
+        for source in attached { source.stop() }
+        attached.removeAll()
+        watcher?.stop()
+        replay?.stop()
+        for syspath in Array(active.keys) { close(syspath) }
+        watchdogTimer.cancel()
+    }
+
+    // MARK: devices
+
+    private func appeared(_ device: InputDeviceDescriptor) {
+        if known[device.syspath] == nil { knownOrder.append(device.syspath) }
+        known[device.syspath] = device
+        assign()
+    }
+
+    /// Opens whatever the config picks that is not open yet.
+    private func assign() {
+        let devices = knownOrder.compactMap { known[$0] }
+        for (entry, device) in picker.assignments(among: devices) {
+            if active.values.contains(where: { $0.key == entry.key }) { continue }
+            if active[device.syspath] != nil { continue }
+            open(device, role: entry.role, key: entry.key)
+        }
+    }
+
+    private func open(_ device: InputDeviceDescriptor, role: DeviceRole, key: String) {
+        let syspath = device.syspath
+        if device.deviceClass == .iioAccelerometer, let directory = device.sysfsDirectory {
+            let source: AccelerometerSource
+            do {
+                source = try AccelerometerSource(descriptor: device, loop: loop, rateHertz: config.steering.sampleRateHertz)
+            } catch {
+                logger.error("cannot read \(device.name) (\(directory)): \(error)")
+                return
+            }
+            if let error = source.mountMatrixError {
+                logger.warning("ignoring the mount matrix of \(device.name): \(error)")
+            }
+            activate(source, as: Active(descriptor: device, role: role, key: key, state: .open(source)), location: directory)
+            return
+        }
+        guard let node = device.devnode else { return }
+        let loop = self.loop
+        let grab = config.devices.grab && role == .gamepad
+        let udevMountMatrix = device.udevMountMatrix
+        active[syspath] = Active(descriptor: device, role: role, key: key, state: .opening(nil))
+        let retry = PermissionRetry<any InputSource>(
+            loop: loop,
+            attempt: {
+                let evdev = try EvdevDevice(path: node, loop: loop, grab: grab)
+                guard evdev.info.isAccelerometer else { return evdev }
+                return AccelerometerSource(evdev: evdev, udevMountMatrix: udevMountMatrix)
+            },
+            completion: { [weak self] result in
+                guard let self, let current = self.active[syspath] else { return }
+                switch result {
+                case .success(let source):
+                    self.activate(source, as: current, location: node)
+                case .failure(let error):
+                    self.active[syspath] = nil
+                    self.logger.error("cannot open \(device.name) (\(node)): \(error)")
+                }
+            })
+        if case .opening = active[syspath]?.state { active[syspath]?.state = .opening(retry) }
+    }
+
+    /// Makes `source` the open device of `entry` and starts it; one that cannot start is dropped. A pad with
+    /// a DB layout is wrapped in a `TranslatedPadSource` first.
+    private func activate(_ source: any InputSource, as entry: Active, location: String) {
+        let syspath = entry.descriptor.syspath
+        let role = entry.role
+        let name = entry.descriptor.name
+        var source = source
+        let evdev = source as? EvdevDevice
+        if role == .gamepad, let evdev, let translator = translator(for: evdev.info, source: name) {
+            source = translated(evdev, through: translator, role: role, name: name)
+        }
+        let reportsDeviceFrames = !(source is TranslatedPadSource)
+        source.onFrame = { [weak self] frame in
+            self?.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
+        }
+        source.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
+        var entry = entry
+        entry.state = .open(source)
+        active[syspath] = entry
+        do {
+            try source.start()
+        } catch {
+            logger.error("cannot read \(name) (\(location)): \(error)")
+            active[syspath] = nil
+            return
+        }
+        let node = entry.descriptor.devnode ?? entry.descriptor.sysfsDirectory ?? entry.descriptor.syspath
+        logger.notice("\(role.rawValue): \"\(name)\" (\(node)) picked by \(entry.key)")
+        onDeviceChange?(InputDeviceChange(
+            key: syspath, description: Self.describe(role, name), gamepadNode: role == .gamepad ? evdev?.path : nil,
+            opened: true))
+        if role == .accelerometer {
+            // A new sensor starts with a clean slate: if it never delivers, it is reported lost.
+            watchdog.opened(at: loop.now())
+            armWatchdog()
+        } else {
+            restored(role)
+        }
+    }
+
+    /// `role` is back; when nothing is missing any more, motion may be asked for again.
+    private func restored(_ role: DeviceRole) {
+        guard !missingRoles.isEmpty, missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
+        logger.notice("\(role.rawValue) back: driving may resume (the car moves when the driver acts)")
+        onRestored?()
+    }
+
+    private func disappeared(_ syspath: String, reason: String) {
+        known[syspath] = nil
+        knownOrder.removeAll { $0 == syspath }
+        guard let entry = active[syspath] else { return }
+        close(syspath)
+        logger.warning("\(entry.role.rawValue) \"\(entry.descriptor.name)\" lost: \(reason)")
+        onDeviceChange?(InputDeviceChange(
+            key: syspath, description: Self.describe(entry.role, entry.descriptor.name),
+            gamepadNode: entry.role == .gamepad ? entry.descriptor.devnode : nil, opened: false))
+        lost(entry.role)
+        assign()
+    }
+
+    private func close(_ syspath: String) {
+        guard let entry = active.removeValue(forKey: syspath) else { return }
+        switch entry.state {
+        case .opening(let retry): retry?.cancel()
+        case .open(let source): source.stop()
+        }
+        if entry.role == .accelerometer {
+            watchdog.closed()
+            armWatchdog()
+        }
+    }
+
+    private func lost(_ role: DeviceRole) {
+        missingRoles.insert(role)
+        onLost?(role)
+    }
+
+    // MARK: frames and layouts
+
+    /// `source` translated through `translator`, its untranslated frames reported to `onDeviceFrame`.
+    private func translated(
+        _ source: any InputSource, through translator: PadTranslator, role: DeviceRole, name: String
+    ) -> TranslatedPadSource {
+        let pad = TranslatedPadSource(source, translator: translator)
+        pad.onUntranslatedFrame = { [weak self] frame in self?.onDeviceFrame?(frame, role, name) }
+        return pad
+    }
+
+    /// A frame to map; with `deviceFrame`, it is also the frame as the device gave it (nothing translated it).
+    private func received(_ frame: InputFrame, role: DeviceRole, source: String, deviceFrame: Bool = true) {
+        if deviceFrame { onDeviceFrame?(frame, role, source) }
+        if role == .accelerometer, isUsableSample(frame) {
+            if watchdog.sample(at: loop.now()) { logger.notice("accelerometer \(source) delivers samples again") }
+            armWatchdog()
+            restored(.accelerometer)
+        }
+        onFrame?(frame, role, source)
+    }
+
+    /// Chooses the pad's layout and says which; returns its translator when it has a DB entry.
+    private func translator(for info: InputDeviceInfo, source: String) -> PadTranslator? {
+        let resolution = layouts.resolve(info)
+        for problem in resolution.problems { logger.warning("GameControllerDB: \(problem) (line ignored)") }
+        let layout = resolution.layout
+        var translator: PadTranslator?
+        if case .database(let name, let db, let line) = layout.origin {
+            logger.notice("gamepad \"\(info.name)\": standard layout from \(db) line \(line) (\"\(name)\")")
+            if !layout.missing.isEmpty {
+                logger.warning("gamepad \"\(info.name)\" lacks inputs its DB line names: \(layout.missing.joined(separator: ", "))")
+            }
+            translator = PadTranslator(layout: layout, absInfo: info.axes)
+        }
+        if let notice = resolution.notice, noticed.insert("\(info.vendorProduct) \(info.name)").inserted {
+            logger.notice("\(notice)")
+        }
+        onLayout?(source, layout)
+        return translator
+    }
+
+    /// An accelerometer that gives no usable sample for `input_timeout_ms` is lost input (spec §6):
+    /// the timer follows `watchdog.deadline`.
+    private func armWatchdog() {
+        watchdogTimer.arm(at: watchdog.deadline)
+    }
+
+    private func watchdogFired() {
+        guard watchdog.expire(at: loop.now()) else { return armWatchdog() }
+        logger.warning("accelerometer silent for \(config.steering.inputTimeoutMilliseconds) ms: input lost")
+        lost(.accelerometer)
+    }
+
+    private static func describe(_ role: DeviceRole, _ name: String) -> String { "\(role.rawValue) \"\(name)\"" }
+}

@@ -1,0 +1,48 @@
+import DriveCore
+import DriveLink
+
+/// Something that happened in a run, as every subscriber of the run's `RunEvents` hears of it: what the
+/// bridge did, what the input devices did, and what the feedback decided.
+public enum RunEvent {
+    /// The drive state after a control, a timer tick, a link change, a suspend or the shutdown (it may be
+    /// unchanged).
+    case state(DriveState)
+    /// `frame` was handed to the link at `time`.
+    case delivered(Frame, at: Instant)
+    /// The link is now `state` (published before the safety frames that follow it).
+    case link(LinkState)
+    /// The car sent `line`.
+    case carLine(CarLine)
+    /// A notice for the driver (link up/down, an ignored Speed+, the idle timeout, a turn's end), at `time`.
+    case notice(String, at: Instant)
+    /// A line of the run's log, already formatted (while the live view shows the log among the notices).
+    case logLine(String)
+    /// `control` was applied at `time` (from any input source; published after its frames were delivered).
+    case applied(Control, at: Instant)
+    /// An input device was opened or closed.
+    case device(InputDeviceChange)
+    /// The hands-free rider's reading after a frame or a tick (only when something is hands-free).
+    case handsFree(HandsFreeReading)
+    /// The feedback chose `cue` (what the pads' rumble plays) at `time`.
+    case feedback(FeedbackEvent, at: Instant)
+}
+
+/// An input device opened or closed, for the views and the feedback.
+public struct InputDeviceChange: Hashable, Sendable {
+    /// Which device (its syspath, `keyboard`, `replay`, or the name it was attached with).
+    public var key: String
+    /// The device in words (`gamepad "Xbox 360 pad"`).
+    public var description: String
+    /// The evdev node of a gamepad, whose rumble motors the feedback may open; nil for other devices.
+    public var gamepadNode: String?
+    /// True when it was opened, false when it was closed.
+    public var opened: Bool
+
+    /// A change of the device `key`.
+    public init(key: String, description: String, gamepadNode: String? = nil, opened: Bool) {
+        self.key = key
+        self.description = description
+        self.gamepadNode = gamepadNode
+        self.opened = opened
+    }
+}
