@@ -16,9 +16,6 @@ public struct FrameEncoder: Hashable, Sendable {
 
     /// Appends the frame's bytes, terminator included, to `bytes` (no allocation when `bytes` has room);
     /// returns how many were appended. The same bytes as `frame.text` followed by the terminator.
-    ///
-    /// The frame is spelled on the stack and appended once: appended byte by byte, each of a frame's 9 or
-    /// 10 bytes checked the array's uniqueness and capacity (about 300 instructions per frame, 60 now).
     @discardableResult
     public func encode(_ frame: Frame, into bytes: inout [UInt8]) -> Int {
         withBytes(of: frame) { encoded in
@@ -28,8 +25,8 @@ public struct FrameEncoder: Hashable, Sendable {
     }
 
     /// Calls `body` with the frame's bytes, terminator included, spelled on the stack (valid only during
-    /// the call): what a link writes when nothing waits before the frame, without queueing it. Inlinable:
-    /// from another module a generic function runs unspecialized (300 instructions of metadata lookups).
+    /// the call): what a link writes when nothing waits before the frame, without queueing it. Inlinable, so
+    /// that it is specialized for its caller.
     @inlinable
     public func withBytes<Result>(of frame: Frame, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumLength) { buffer in

@@ -39,14 +39,12 @@ public struct ButtonGestures {
     }
 
     /// A held button, from one device role.
-    @usableFromInline
     struct HoldKey: Hashable {
         var role: DeviceRole
         var input: ButtonInput
     }
 
     /// The timing state of one held button.
-    @usableFromInline
     struct Hold {
         /// Order of the press, to keep simultaneous deadlines deterministic.
         var sequence: Int
@@ -64,8 +62,7 @@ public struct ButtonGestures {
     public let map: ButtonMap
     /// The timing tunables.
     public let settings: Settings
-    @usableFromInline
-    var holds: [HoldKey: Hold] = [:]
+    private var holds: [HoldKey: Hold] = [:]
     private var sequence = 0
 
     /// Creates the gesture timer for a button map.
@@ -79,10 +76,7 @@ public struct ButtonGestures {
         holds[HoldKey(role: role, input: input)] != nil
     }
 
-    /// True while a bound button is held: only then can `nextDeadline` be non-nil. Inlinable, so that the
-    /// question asked after every stick or trigger report reads one field instead of copying the whole value
-    /// (its map and settings) to ask `nextDeadline`.
-    @inlinable
+    /// True while a bound button is held: only then can `nextDeadline` be non-nil.
     public var isHoldingAny: Bool { !holds.isEmpty }
 
     /// The earliest instant `tick` has work; nil when no long press or repeat is pending.

@@ -51,17 +51,13 @@ public struct ControlMapper {
     private var tilt: TiltMapper?
     private let throttle: ThrottleMapper?
     private let steerResolutionDegrees: Double
-    @usableFromInline
-    var gestures: ButtonGestures
+    private var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
     /// The hands-free part; nil when nothing is hands-free.
     public private(set) var handsFree: HandsFreeMapper?
-    /// `handsFree != nil`, kept apart (set once, with it): testing the optional copies all of it (480 bytes).
-    @usableFromInline
-    let drivesHandsFree: Bool
     /// The drive machine's state as last seen: the hands-free part works out its controls against it
-    /// (the runtime sets it before each frame and tick; a toggle such as `.engine` is sent only when it
-    /// changes the right way).
+    /// (the runtime hands it every new state; a toggle such as `.engine` is sent only when it changes the
+    /// right way).
     public var driveState = DriveState.initial
 
     private var stickX = 0.0
@@ -82,7 +78,6 @@ public struct ControlMapper {
         gestures = ButtonGestures(map: settings.buttons, settings: settings.gestures)
         watchedAxisCodes = settings.buttons.boundAxisCodes
         handsFree = settings.handsFree.map { HandsFreeMapper(settings: $0) }
-        drivesHandsFree = settings.handsFree != nil
     }
 
     /// True when `frame` carries a gravity vector tilt steering can use (finite, not zero on the tilt
@@ -109,39 +104,16 @@ public struct ControlMapper {
         return neutrals.roll == nil && neutrals.pitch == nil ? nil : neutrals
     }
 
-    /// The earliest instant `tick` has work (long press, repeat); nil when none.
-    ///
-    /// A `mutating get` (it changes nothing): the runtime asks after every report, on the mapper stored in its
-    /// coordinator, and a plain getter there ran on a copy of the whole mapper (a 905-byte memcpy per report:
-    /// the compiler cannot tell that the calls below leave the class's storage alone). A mutating getter is
-    /// handed the storage's address. Inlinable, so that only the fields it reads are read.
-    @inlinable
+    /// The earliest instant `tick` has work (long press, repeat, hands-free arming); nil when none.
     public var nextDeadline: Instant? {
-        mutating get {
-            guard drivesHandsFree else { return gestures.isHoldingAny ? gestures.nextDeadline : nil }
-            return deadlineDrivingHandsFree()
-        }
-    }
-
-    /// `nextDeadline` with a hands-free mapper: out of line, so that the inlined part never touches the
-    /// optional mapper (the compiler copied all of it, 480 bytes, before it even tested `drivesHandsFree`).
-    @usableFromInline @inline(never)
-    func deadlineDrivingHandsFree() -> Instant? {
         switch (gestures.nextDeadline, handsFree?.nextDeadline) {
         case let (gesture?, handsFree?): return min(gesture, handsFree)
         case let (gesture, handsFree): return gesture ?? handsFree
         }
     }
 
-    /// Maps one frame from a device with `role`; the frame's time is "now".
-    public mutating func handle(_ frame: InputFrame, role: DeviceRole) -> [MappedEvent] {
-        var events: [MappedEvent] = []
-        handle(frame, role: role, into: &events)
-        return events
-    }
-
-    /// Maps one frame from a device with `role`, appending the events to `events`: the hot path, which
-    /// allocates nothing when `events` has room (the runtime reuses one array).
+    /// Maps one frame from a device with `role` (the frame's time is "now"), appending the events to
+    /// `events`: nothing is allocated when `events` has room (the runtime reuses one array).
     public mutating func handle(_ frame: InputFrame, role: DeviceRole, into events: inout [MappedEvent]) {
         let now = frame.time
         for key in frame.keys {
@@ -189,13 +161,6 @@ public struct ControlMapper {
            let theta = handsFree?.board(axes: frame.axes, at: now, drive: driveState, into: &events) {
             steer(theta, into: &events)
         }
-    }
-
-    /// Fires due long presses and repeats.
-    public mutating func tick(at now: Instant) -> [MappedEvent] {
-        var events: [MappedEvent] = []
-        tick(at: now, into: &events)
-        return events
     }
 
     /// Fires due long presses and repeats, appending the events to `events`.

@@ -8,8 +8,8 @@ import Logging
 /// on a loop timer). Each cue is published (`RunEvent.feedback`: the views list it) and, with
 /// `[feedback] rumble` on, played on the rumble motors of the open pads, which this service opens itself
 /// when a pad with `FF_RUMBLE` is opened (`RunEvent.device`) and closes when it goes.
-package final class FeedbackService: RunService, RunSubscriber {
-    package let name = "feedback"
+public final class FeedbackService: RunService, RunSubscriber {
+    public let name = "feedback"
     private let config: CarbridgeConfig
     private let loop: EventLoop
     private let events: RunEvents
@@ -27,7 +27,7 @@ package final class FeedbackService: RunService, RunSubscriber {
     private var motorOpeningCount: UInt64 = 0
 
     /// Feedback for a run with `config`, publishing its cues to `events`.
-    package init(config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger) {
+    public init(config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger) {
         self.config = config
         self.loop = loop
         self.events = events
@@ -40,16 +40,16 @@ package final class FeedbackService: RunService, RunSubscriber {
         }
     }
 
-    package func start() throws {}
+    public func start() throws {}
 
-    package func stop() {
+    public func stop() {
         timer.cancel()
         motorOpenings.removeAll()
         for motor in motors.values { motor.closeInBackground() }
         motors.removeAll()
     }
 
-    package func receive(_ event: RunEvent) {
+    public func receive(_ event: RunEvent) {
         switch event {
         case .state(let state):
             guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }

@@ -56,7 +56,7 @@ public final class InputCoordinator: RunSubscriber {
         let mapping = InputMapping(settings: config.mapperSettings, loop: loop)
         self.mapping = mapping
         devices = try InputDeviceManager(
-            config: config, loop: loop, logger: logger, isUsableSample: { [unowned mapping] in mapping.isUsableTiltSample($0) },
+            config: config, loop: loop, logger: logger, isUsableSample: { mapping.isUsableTiltSample($0) },
             environment: environment)
         devices.onFrame = { [weak mapping] frame, role, _ in mapping?.map(frame, role: role) }
         devices.onLost = { [weak self] role in

@@ -50,3 +50,19 @@ func assertClose(_ actual: Double?, _ expected: Double, accuracy: Double = 1e-9,
     guard let actual else { return XCTFail("nil, expected \(expected) \(message)", file: file, line: line) }
     XCTAssertEqual(actual, expected, accuracy: accuracy, message, file: file, line: line)
 }
+
+extension ControlMapper {
+    /// `handle(_:role:into:)` into a fresh array, for tests that read one frame's events.
+    mutating func handle(_ frame: InputFrame, role: DeviceRole) -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        handle(frame, role: role, into: &events)
+        return events
+    }
+
+    /// `tick(at:into:)` into a fresh array.
+    mutating func tick(at now: Instant) -> [MappedEvent] {
+        var events: [MappedEvent] = []
+        tick(at: now, into: &events)
+        return events
+    }
+}

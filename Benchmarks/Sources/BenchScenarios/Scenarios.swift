@@ -21,14 +21,16 @@ public struct Scenario {
 /// What `carbridge run` executes for an input device and a link, wired as `RunSession` wires it, on a
 /// manual-clock `EventLoop` (time moves only when the scenario says; real fds are polled as usual):
 /// `input_event` bytes written into a pipe → `RawEvdevReader` (`InputEventDecoder`,
-/// `EvdevFrameAssembler`) → `InputCoordinator` (`ControlMapper`) → `Bridge` (`DriveMachine`,
-/// `DeadlineTimer`, the `RunViewModel` observer) → `StreamLink` (`FrameQueue`/`FrameEncoder`, the
-/// kernel-queue rule) → `write(2)` into a socketpair, whose far end (the car) is drained after each step.
+/// `EvdevFrameAssembler`) → `InputCoordinator` (`InputDeviceManager`, `InputMapping`: `ControlMapper`) →
+/// `Bridge` (`DriveMachine`, `DeadlineTimer`) → `RunEvents` (the `RunViewModel`, the `FeedbackService`, the
+/// inputs' mapping) → `StreamLink` (`FrameQueue`/`FrameEncoder`, the kernel-queue rule) → `write(2)` into a
+/// socketpair, whose far end (the car) is drained after each step.
 public final class Runtime {
     public let loop: EventLoop
     public let link: StreamLink<PairConnector>
     public let bridge: Bridge
     public let model: RunViewModel
+    public let feedback: FeedbackService
     public let inputs: InputCoordinator
     let connector: PairConnector
     let reader: RawEvdevReader
@@ -47,10 +49,13 @@ public final class Runtime {
             connector: connector, loop: loop, encoder: FrameEncoder(terminator: config.link.terminator),
             options: config.link.options)
         bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
-        model = RunViewModel(observing: bridge)
+        model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
+        feedback = FeedbackService(config: config, loop: loop, events: bridge.events, logger: logger)
+        bridge.events.subscribe(feedback)
         inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
-        let bridge = self.bridge
-        inputs.onControl = { control in bridge.apply(control) }  // as InputService wires it (strongly)
+        bridge.events.subscribe(inputs)
+        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }  // as InputService wires it
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0, "pipe failed")
         inputWriteEnd = fds[1]
@@ -64,6 +69,8 @@ public final class Runtime {
 
     deinit {
         inputs.stop()
+        feedback.stop()
+        bridge.events.removeAll()
         close(inputWriteEnd)
         if connector.peer >= 0 { close(connector.peer) }
     }

@@ -72,12 +72,16 @@ public func fuzzEvemu(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             fuzzCheck((-1...1).contains(axis.value), "axis \(axis.code) normalised to \(axis.value)")
         }
         _ = formatter.describe(frame)
-        for mapped in mapper.handle(frame, role: role) {
+        var events: [MappedEvent] = []
+        mapper.handle(frame, role: role, into: &events)
+        for mapped in events {
             guard case .control(let control) = mapped else { continue }
             _ = formatter.apply(control)
             _ = machine.handle(control, at: time)
         }
-        for mapped in mapper.tick(at: time) {
+        events.removeAll()
+        mapper.tick(at: time, into: &events)
+        for mapped in events {
             if case .control(let control) = mapped { _ = machine.handle(control, at: time) }
         }
         _ = machine.tick(at: time)
