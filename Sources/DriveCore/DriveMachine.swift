@@ -165,13 +165,15 @@ public struct DriveMachine {
         return linkIsUp ? frames : FrameBatch()
     }
 
-    /// Does whatever is due at `now`: at most one stream frame, then the idle timeout, then the end of a kiosk
-    /// turn (the stop frame when the car is moving, then `E,0,0,0`); returns the frames.
+    /// Does whatever is due at `now`: at most one stream frame, then the idle timeout; or, when a kiosk turn
+    /// is over, its end instead of the stream frame (the stop frame when the car is moving, then
+    /// `E,0,0,0`). Returns the frames (at most two).
     public mutating func tick(at now: Instant) -> FrameBatch {
         var frames = FrameBatch()
         lastTimedStop = nil
+        let turnOver = state.engineOn && (turn?.isOver(at: now) ?? false)
         let idle = idleDeadline.flatMap { $0 <= now ? $0 : nil }
-        if let due = streamDeadline, due <= now, idle.map({ due < $0 }) ?? true {
+        if let due = streamDeadline, due <= now, !turnOver, idle.map({ due < $0 }) ?? true {
             let period = periodNanoseconds
             // The frame counts as sent at its deadline; skip whole missed periods, staying on the grid.
             let missed = (now.nanoseconds &- due.nanoseconds) / period
@@ -181,8 +183,7 @@ public struct DriveMachine {
         if let idle {
             turnEngineOff(at: idle, into: &frames)
             lastTimedStop = .idleTimeout
-        }
-        if let turn, state.engineOn, turn.isOver(at: now) {
+        } else if turnOver, let turn {
             if state.speed > 0 { stop(at: now, into: &frames) }
             turnEngineOff(at: now, into: &frames)
             lastTimedStop = .turnLimit(turn.limit)

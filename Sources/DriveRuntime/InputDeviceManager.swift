@@ -112,7 +112,8 @@ final class InputDeviceManager {
             ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop)
         let name = "replay \"\(recording.info.name)\""
-        var translator = role == .gamepad ? translator(for: recording.info, source: name) : nil
+        let resolution = role == .gamepad ? layouts.resolve(recording.info) : nil
+        var translator = resolution.flatMap { Self.translator(for: $0, info: recording.info) }
         player.onFrame = { [weak self] frame in
             guard let self else { return }
             if translator == nil { return self.received(frame, role: role, source: name) }
@@ -127,6 +128,7 @@ final class InputDeviceManager {
         }
         replay = player
         onDeviceChange?(InputDeviceChange(key: "replay", description: name, opened: true))
+        if let resolution { announce(resolution, of: recording.info, source: name) }
         player.start()
     }
 
@@ -137,7 +139,8 @@ final class InputDeviceManager {
     func attach(_ source: any InputSource, role: DeviceRole, name: String, info: InputDeviceInfo? = nil) throws {
         let key = "attached:\(name)"
         var source = source
-        if role == .gamepad, let info, let translator = translator(for: info, source: name) {
+        let resolution = role == .gamepad ? info.map { layouts.resolve($0) } : nil
+        if let resolution, let info, let translator = Self.translator(for: resolution, info: info) {
             source = translated(source, through: translator, role: role, name: name)
         }
         let reportsDeviceFrames = !(source is TranslatedPadSource)
@@ -153,6 +156,7 @@ final class InputDeviceManager {
         attached.append(source)
         try source.start()
         onDeviceChange?(InputDeviceChange(key: key, description: Self.describe(role, name), opened: true))
+        if let resolution, let info { announce(resolution, of: info, source: name) }
     }
 
     /// Closes every device.
@@ -232,7 +236,8 @@ final class InputDeviceManager {
         let name = entry.descriptor.name
         var source = source
         let evdev = source as? EvdevDevice
-        if role == .gamepad, let evdev, let translator = translator(for: evdev.info, source: name) {
+        let resolution = role == .gamepad ? evdev.map { layouts.resolve($0.info) } : nil
+        if let resolution, let evdev, let translator = Self.translator(for: resolution, info: evdev.info) {
             source = translated(evdev, through: translator, role: role, name: name)
         }
         let reportsDeviceFrames = !(source is TranslatedPadSource)
@@ -255,6 +260,7 @@ final class InputDeviceManager {
         onDeviceChange?(InputDeviceChange(
             key: syspath, description: Self.describe(role, name), gamepadNode: role == .gamepad ? evdev?.path : nil,
             opened: true))
+        if let resolution, let evdev { announce(resolution, of: evdev.info, source: name) }
         if role == .accelerometer {
             // A new sensor starts with a clean slate: if it never delivers, it is reported lost.
             watchdog.opened(at: loop.now())
@@ -323,24 +329,26 @@ final class InputDeviceManager {
         onFrame?(frame, role, source)
     }
 
-    /// Chooses the pad's layout and says which; returns its translator when it has a DB entry.
-    private func translator(for info: InputDeviceInfo, source: String) -> PadTranslator? {
-        let resolution = layouts.resolve(info)
+    /// The translator of a pad whose layout comes from a DB entry; nil for any other layout.
+    private static func translator(for resolution: PadLayoutResolver.Resolution, info: InputDeviceInfo) -> PadTranslator? {
+        guard case .database = resolution.layout.origin else { return nil }
+        return PadTranslator(layout: resolution.layout, absInfo: info.axes)
+    }
+
+    /// Says which layout the pad got (the log, `onLayout`), and the DB's problems.
+    private func announce(_ resolution: PadLayoutResolver.Resolution, of info: InputDeviceInfo, source: String) {
         for problem in resolution.problems { logger.warning("GameControllerDB: \(problem) (line ignored)") }
         let layout = resolution.layout
-        var translator: PadTranslator?
         if case .database(let name, let db, let line) = layout.origin {
             logger.notice("gamepad \"\(info.name)\": standard layout from \(db) line \(line) (\"\(name)\")")
             if !layout.missing.isEmpty {
                 logger.warning("gamepad \"\(info.name)\" lacks inputs its DB line names: \(layout.missing.joined(separator: ", "))")
             }
-            translator = PadTranslator(layout: layout, absInfo: info.axes)
         }
         if let notice = resolution.notice, noticed.insert("\(info.vendorProduct) \(info.name)").inserted {
             logger.notice("\(notice)")
         }
         onLayout?(source, layout)
-        return translator
     }
 
     /// An accelerometer that gives no usable sample for `input_timeout_ms` is lost input (spec §6):

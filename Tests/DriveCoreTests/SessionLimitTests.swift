@@ -37,4 +37,29 @@ final class SessionLimitTests: XCTestCase {
         turn.follow(engineOn: true, at: .seconds(31))
         XCTAssertEqual(turn.deadline, .seconds(91))
     }
+
+    /// The machine ends the turn itself: at the limit its deadline is due, and that tick sends the stop frame
+    /// and `E,0,0,0` in place of the stream frame due at the same instant (never three frames).
+    func testTheMachineEndsATurnWithTheStopFrameThenEngineOffInsteadOfAStreamFrame() {
+        var machine = DriveMachine(settings: DriveSettings(period: .milliseconds(50)), sessionLimit: .milliseconds(1500))
+        _ = machine.handle(.linkUp, at: ms(0))
+        XCTAssertEqual(texts(machine.handle(.engine, at: ms(0))), [])
+        XCTAssertEqual(texts(machine.handle(.speedUp, at: ms(0))), ["M,0,10,1"])
+        var sent: [String] = []
+        var now = ms(0)
+        while let deadline = machine.nextDeadline, deadline <= ms(1500) {
+            now = deadline
+            sent += texts(machine.tick(at: now))
+        }
+        XCTAssertEqual(now, ms(1500), "the turn's end is a deadline of the machine")
+        XCTAssertEqual(sent.count, 31, "29 stream frames, then the turn's end")
+        XCTAssertEqual(Array(sent.suffix(3)), ["M,0,10,1", "M,0,0,1", "E,0,0,0"])
+        XCTAssertEqual(machine.lastTimedStop, .turnLimit(.milliseconds(1500)))
+        XCTAssertFalse(machine.state.engineOn)
+        XCTAssertNil(machine.nextDeadline, "nothing is scheduled with the engine off")
+        // The next Engine press starts a new, whole turn.
+        _ = machine.handle(.engine, at: ms(2000))
+        XCTAssertEqual(machine.nextDeadline, ms(3500))
+        XCTAssertEqual(texts(machine.tick(at: ms(3500))), ["E,0,0,0"], "engine on at S = 0: only E,0,0,0")
+    }
 }

@@ -225,7 +225,7 @@ final class RunSessionTests: XCTestCase {
         let session = try makeSession(extensions: [RecordingExtension { [unowned self] in events.append($0) }], systemd: true)
         try session.start()
         XCTAssertEqual(
-            session.services?.services.map(\.name), ["terminal", "signals", "RecordingExtension", "link", "inputs", "systemd"])
+            session.services?.services.map(\.name), ["terminal", "signals", "RecordingExtension", "link", "feedback", "inputs", "systemd"])
         XCTAssertTrue(link.started)
         XCTAssertTrue(Self.isRaw(slave), "the terminal service took the keyboard")
         // The stop signals are watched before anything starts; SIGTTIN/SIGTTOU only once the terminal is set up.

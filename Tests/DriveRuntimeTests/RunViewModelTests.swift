@@ -170,7 +170,7 @@ final class RunViewModelTests: XCTestCase {
         let before = changes
         bridge.events.publish(.device(InputDeviceChange(key: "keyboard", description: "keyboard", opened: true)))
         bridge.events.publish(.device(InputDeviceChange(key: "/sys/pad", description: "gamepad Pad", opened: true)))
-        XCTAssertEqual(changes, before + 1)
+        XCTAssertEqual(changes, before + 2, "each device that opens changes the view")
 
         let screen = RunView.render(model.snapshot, columns: 100, rows: 30, timeText: { _ in "T" })
         XCTAssertTrue(screen.contains("carbridge — recording  [up]"), screen)
