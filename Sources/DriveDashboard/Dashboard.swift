@@ -259,8 +259,9 @@ final class DashboardLoop: RunSubscriber {
             linkChanged(to: state)
         case .carLine:
             metrics.carLines.increment()
-        case .applied(let control, _):
+        case .applied(let control, let state, _):
             if control == .inputLost { metrics.inputLostStops.increment() }
+            metrics.drive(state)
         case .notice, .logLine, .device, .handsFree, .feedback:
             break
         }

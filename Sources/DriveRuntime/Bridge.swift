@@ -76,8 +76,7 @@ public final class Bridge {
             }
         }
         deliver(frames, at: now)
-        events.publish(.applied(control, at: now))
-        events.publish(.state(machine.state))
+        events.publish(.applied(control, state: machine.state, at: now))
     }
 
     /// SIGTSTP: S := 0 and the stop frame (engine stays on), flushed to the car within `flushWithin`,

@@ -52,20 +52,26 @@ public final class FeedbackService: RunService, RunSubscriber {
     public func receive(_ event: RunEvent) {
         switch event {
         case .state(let state):
-            guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }
-            toldEngineAndSpeed = (state.engineOn, state.speed)
-            tell(planner.handle(.state(state), at: loop.now()))
+            follow(state, at: loop.now())
         case .link(let state):
             tell(planner.handle(.link(up: state.isUp), at: loop.now()))
-        case .applied(let control, let time):
-            guard FeedbackPlanner.answers(control) else { return }
-            tell(planner.handle(.applied(control), at: time))
+        case .applied(let control, let state, let time):
+            // The control first, against the state before it (Speed+ at the cap), then the state it left.
+            if FeedbackPlanner.answers(control) { tell(planner.handle(.applied(control), at: time)) }
+            follow(state, at: time)
         case .device(let change):
             guard let node = change.gamepadNode else { return }
             if change.opened { openMotor(node, key: change.key) } else { closeMotor(key: change.key) }
         case .delivered, .carLine, .notice, .logLine, .handsFree, .feedback:
             break
         }
+    }
+
+    /// Hands the planner `state` when its engine or speed changed (a report that only steers calls for no cue).
+    private func follow(_ state: DriveState, at now: Instant) {
+        guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }
+        toldEngineAndSpeed = (state.engineOn, state.speed)
+        tell(planner.handle(.state(state), at: now))
     }
 
     /// Publishes `cues` and plays them (one `write` per pad with rumble, never blocking).

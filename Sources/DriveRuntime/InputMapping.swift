@@ -55,7 +55,10 @@ final class InputMapping: RunSubscriber {
     }
 
     func receive(_ event: RunEvent) {
-        if case .state(let state) = event { mapper.driveState = state }
+        switch event {
+        case .state(let state), .applied(_, let state, _): mapper.driveState = state
+        default: break
+        }
     }
 
     private func tick() {

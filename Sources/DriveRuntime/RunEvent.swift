@@ -17,8 +17,9 @@ public enum RunEvent {
     case notice(String, at: Instant)
     /// A line of the run's log, already formatted (while the live view shows the log among the notices).
     case logLine(String)
-    /// `control` was applied at `time` (from any input source; published after its frames were delivered).
-    case applied(Control, at: Instant)
+    /// `control` was applied at `time` (from any input source; published after its frames were delivered),
+    /// leaving the drive state `state` (it may be unchanged).
+    case applied(Control, state: DriveState, at: Instant)
     /// An input device was opened or closed.
     case device(InputDeviceChange)
     /// The hands-free rider's reading after a frame or a tick (only when something is hands-free).

@@ -33,10 +33,14 @@ public final class RunEvents {
 
     /// Tells `event` to every subscriber, in order (after the event being told now, if any).
     public func publish(_ event: RunEvent) {
-        guard !publishing else { return queued.append(event) }
+        if publishing { return queued.append(event) }
         publishing = true
-        defer { publishing = false }
         tell(event)
+        if !queued.isEmpty { tellQueued() }
+        publishing = false
+    }
+
+    private func tellQueued() {
         var index = 0
         while index < queued.count {
             tell(queued[index])

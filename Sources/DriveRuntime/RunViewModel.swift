@@ -40,7 +40,7 @@ public final class RunViewModel: RunSubscriber {
 
     public func receive(_ event: RunEvent) {
         switch event {
-        case .state(let state):
+        case .state(let state), .applied(_, let state, _):
             guard state != snapshot.state else { return }
             snapshot.state = state
         case .delivered(let frame, let time):
@@ -57,8 +57,6 @@ public final class RunViewModel: RunSubscriber {
         case .logLine(let line):
             snapshot.notices.append(line)
             trim()
-        case .applied:
-            return
         case .device(let change):
             devices.removeAll { $0.key == change.key }
             if change.opened { devices.append((change.key, change.description)) }
