@@ -24,9 +24,9 @@ public struct EvdevStateSnapshot: Hashable, Sendable {
 /// axis values are emitted again). Pure: no I/O, times are handed in.
 public struct EvdevFrameAssembler {
     /// The absinfo of each axis, for normalisation.
-    public var absInfo: [UInt16: AbsInfo]
+    public var absInfo: [UInt16: AbsInfo] { didSet { rebuildAxisTables() } }
     /// Per-axis shape overrides (default: `AbsInfo.defaultShape(forCode:)`).
-    public var axisShapes: [UInt16: AxisShape]
+    public var axisShapes: [UInt16: AxisShape] { didSet { rebuildAxisTables() } }
     /// True for an accelerometer node (`INPUT_PROP_ACCELEROMETER`): `ABS_X/Y/Z` also become
     /// `InputFrame.acceleration` in m/s² (raw / resolution × g; resolution is units per g).
     public var isAccelerometer: Bool
@@ -36,14 +36,36 @@ public struct EvdevFrameAssembler {
     /// The keys currently down, as far as this assembler knows.
     public private(set) var keysDown: Set<UInt16>
     /// The last-known raw value of each axis.
-    public private(set) var axisValues: [UInt16: Int32] = [:]
+    public var axisValues: [UInt16: Int32] {
+        var values = overflowValues
+        var known = knownAxes
+        while known != 0 {
+            let code = known.trailingZeroBitCount
+            values[UInt16(code)] = valueTable[code]
+            known &= known - 1
+        }
+        return values
+    }
     /// True between a `SYN_DROPPED` and the `SYN_REPORT` that ends the lost stretch.
     public private(set) var isDiscarding = false
     /// How many `SYN_DROPPED` events were seen.
     public private(set) var droppedCount = 0
 
-    /// The report in progress: the last value of each axis, and the order in which the axes first appeared.
-    private var pendingValues: [UInt16: Int32] = [:]
+    // Per-axis state in fixed tables indexed by code (every `EV_ABS` code the kernel sends is ≤ ABS_MAX,
+    // 0x3f), so a report hashes nothing; codes beyond (only from pipes and files) go to the overflow
+    // dictionaries. Same behaviour either way.
+    /// `absInfo` and the shape of each code < `tableSize`, rebuilt whenever `absInfo`/`axisShapes` change.
+    private var infoTable: [AbsInfo?] = []
+    private var shapeTable: [AxisShape] = []
+    /// The last-known raw value of each code < `tableSize`, valid where its bit in `knownAxes` is set.
+    private var valueTable = [Int32](repeating: 0, count: Self.tableSize)
+    private var knownAxes: UInt64 = 0
+    private var overflowValues: [UInt16: Int32] = [:]
+    /// The report in progress: the last value of each axis (bit set in `pendingMask` for codes < `tableSize`,
+    /// else in `pendingOverflow`), and the order in which the axes first appeared.
+    private var pendingValues = [Int32](repeating: 0, count: Self.tableSize)
+    private var pendingMask: UInt64 = 0
+    private var pendingOverflow: [UInt16: Int32] = [:]
     private var pendingAxisOrder: [UInt16] = []
     private var pendingKeys: [KeyChange] = []
     private var pendingKeyState: [UInt16: Bool] = [:]
@@ -61,25 +83,80 @@ public struct EvdevFrameAssembler {
         self.axisShapes = axisShapes
         self.isAccelerometer = isAccelerometer
         self.keysDown = keysDown
+        rebuildAxisTables()
         if knowsInitialAxisValues {
-            for (code, info) in absInfo { axisValues[code] = info.value }
+            for (code, info) in absInfo { setKnownValue(info.value, of: code) }
         }
     }
 
-    /// Records `value` as the pending value of axis `code` (first appearance in the report fixes its order).
-    private mutating func setPending(_ value: Int32, of code: UInt16) {
-        if pendingValues.updateValue(value, forKey: code) == nil { pendingAxisOrder.append(code) }
+    /// ABS_MAX + 1: the codes kept in the fixed tables.
+    private static let tableSize = 64
+
+    private mutating func rebuildAxisTables() {
+        infoTable = (0..<Self.tableSize).map { absInfo[UInt16($0)] }
+        shapeTable = (0..<Self.tableSize).map {
+            Self.shape(ofAxis: UInt16($0), absInfo: absInfo, axisShapes: axisShapes)
+        }
     }
 
-    /// The shape used for axis `code`.
-    public func shape(ofAxis code: UInt16) -> AxisShape {
+    private static func shape(
+        ofAxis code: UInt16, absInfo: [UInt16: AbsInfo], axisShapes: [UInt16: AxisShape]
+    ) -> AxisShape {
         if let shape = axisShapes[code] { return shape }
         return absInfo[code]?.defaultShape(forCode: code) ?? .centred
     }
 
+    /// The last-known raw value of axis `code`, nil when unknown.
+    private func knownValue(of code: UInt16) -> Int32? {
+        guard code < Self.tableSize else { return overflowValues[code] }
+        return knownAxes & (1 << UInt64(code)) != 0 ? valueTable[Int(code)] : nil
+    }
+
+    private mutating func setKnownValue(_ value: Int32, of code: UInt16) {
+        guard code < Self.tableSize else {
+            overflowValues[code] = value
+            return
+        }
+        valueTable[Int(code)] = value
+        knownAxes |= 1 << UInt64(code)
+    }
+
+    private mutating func forgetValue(of code: UInt16) {
+        guard code < Self.tableSize else {
+            overflowValues[code] = nil
+            return
+        }
+        knownAxes &= ~(1 << UInt64(code))
+    }
+
+    /// Records `value` as the pending value of axis `code` (first appearance in the report fixes its order).
+    private mutating func setPending(_ value: Int32, of code: UInt16) {
+        if code < Self.tableSize {
+            let bit: UInt64 = 1 << UInt64(code)
+            if pendingMask & bit == 0 {
+                pendingMask |= bit
+                pendingAxisOrder.append(code)
+            }
+            pendingValues[Int(code)] = value
+        } else {
+            if pendingOverflow.updateValue(value, forKey: code) == nil { pendingAxisOrder.append(code) }
+        }
+    }
+
+    /// The shape used for axis `code`.
+    public func shape(ofAxis code: UInt16) -> AxisShape {
+        if code < Self.tableSize { return shapeTable[Int(code)] }
+        return Self.shape(ofAxis: code, absInfo: absInfo, axisShapes: axisShapes)
+    }
+
+    /// The absinfo of axis `code`, if any.
+    private func info(ofAxis code: UInt16) -> AbsInfo? {
+        code < Self.tableSize ? infoTable[Int(code)] : absInfo[code]
+    }
+
     /// The normalised value of `raw` on axis `code` (raw passes through unchanged without absinfo).
     public func normalise(axis code: UInt16, raw: Int32) -> Double {
-        guard let info = absInfo[code] else { return Double(raw) }
+        guard let info = info(ofAxis: code) else { return Double(raw) }
         return info.normalise(raw, shape: shape(ofAxis: code))
     }
 
@@ -132,8 +209,8 @@ public struct EvdevFrameAssembler {
 
     /// Drops the events of the report in progress (at `SYN_DROPPED`, a resync and the end of every report).
     private mutating func discardPending() {
-        // Emptied only when not empty: emptying a dictionary that never had storage would allocate some.
-        if !pendingValues.isEmpty { pendingValues.removeAll(keepingCapacity: true) }
+        pendingMask = 0
+        if !pendingOverflow.isEmpty { pendingOverflow.removeAll(keepingCapacity: true) }
         pendingAxisOrder.removeAll(keepingCapacity: true)
         pendingKeys.removeAll(keepingCapacity: true)
         if !pendingKeyState.isEmpty { pendingKeyState.removeAll(keepingCapacity: true) }
@@ -166,9 +243,9 @@ public struct EvdevFrameAssembler {
         }
         for code in snapshot.axisValues.keys.sorted() {
             guard let value = snapshot.axisValues[code] else { continue }
-            if reassertAxes || axisValues[code] != value {
+            if reassertAxes || knownValue(of: code) != value {
                 setPending(value, of: code)
-                if reassertAxes { axisValues[code] = nil }  // force it through flush's change check
+                if reassertAxes { forgetValue(of: code) }  // force it through flush's change check
             }
         }
         return flush(at: time)
@@ -181,7 +258,19 @@ public struct EvdevFrameAssembler {
         output.keys.removeAll(keepingCapacity: true)
         output.acceleration = nil
         for code in pendingAxisOrder {
-            guard let raw = pendingValues[code], axisValues.updateValue(raw, forKey: code) != raw else { continue }
+            let raw: Int32
+            if code < Self.tableSize {
+                let index = Int(code)
+                raw = pendingValues[index]
+                if knownAxes & (1 << UInt64(code)) != 0 && valueTable[index] == raw { continue }
+                valueTable[index] = raw
+                knownAxes |= 1 << UInt64(code)
+            } else {
+                guard let value = pendingOverflow[code] else { continue }
+                if overflowValues[code] == value { continue }
+                overflowValues[code] = value
+                raw = value
+            }
             output.axes.append(AxisValue(code: code, value: normalise(axis: code, raw: raw), raw: raw))
         }
         for change in pendingKeys {
@@ -212,8 +301,8 @@ public struct EvdevFrameAssembler {
     /// The acceleration in m/s² from the last-known `ABS_X/Y/Z` (raw / resolution × g; resolution 0 counts as 1).
     public func currentAcceleration() -> Vector3 {
         func metresPerSecondSquared(_ code: UInt16) -> Double {
-            let raw = Double(axisValues[code] ?? 0)
-            let resolution = Double(absInfo[code]?.resolution ?? 0)
+            let raw = Double(knownValue(of: code) ?? 0)
+            let resolution = Double(info(ofAxis: code)?.resolution ?? 0)
             return raw / (resolution > 0 ? resolution : 1) * EvdevCode.standardGravity
         }
         return Vector3(
