@@ -40,16 +40,6 @@ static inline unsigned long cb_EVIOCGABS(unsigned int code) { return EVIOCGABS(c
 static inline int cb_setns(int fd, int nstype) { return (int)syscall(SYS_setns, fd, nstype); }
 /// CLONE_NEWNET, for cb_setns.
 static inline int cb_CLONE_NEWNET(void) { return 0x40000000; }
-/// read(2), sendto(2) and epoll_wait(2) straight through syscall(2). glibc's own wrappers are cancellation
-/// points: each call switches asynchronous cancellation on and off around the system call (about 60
-/// instructions), and these run several times per input report. carbridge never cancels a thread.
-static inline ssize_t cb_read(int fd, void *buffer, size_t count) { return syscall(SYS_read, fd, buffer, count); }
-static inline ssize_t cb_send(int fd, const void *bytes, size_t count, int flags) {
-    return syscall(SYS_sendto, fd, bytes, count, flags, (void *)0, 0);
-}
-static inline int cb_epoll_wait(int epfd, struct epoll_event *events, int max, int timeout) {
-    return (int)syscall(SYS_epoll_wait, epfd, events, max, timeout);
-}
 /// Size of one kernel `struct input_event` on this architecture.
 static inline int cb_input_event_size(void) { return (int)sizeof(struct input_event); }
 #endif

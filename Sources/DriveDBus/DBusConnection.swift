@@ -145,7 +145,7 @@ package final class DBusConnection {
             timerDeadline = usec
             if usec != .max {
                 let deadline = Instant(nanoseconds: Int64(clamping: usec.multipliedReportingOverflow(by: 1000).partialValue))
-                timer = loop.schedule(at: loop.isManual ? loop.now() : deadline) { [weak self] in
+                timer = loop.schedule(at: loop.instant(forMonotonic: deadline)) { [weak self] in
                     guard let self else { return }
                     self.timer = nil
                     self.timerDeadline = .max

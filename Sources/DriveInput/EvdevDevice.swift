@@ -8,8 +8,7 @@ import Glibc
 /// One evdev node on the event loop: normalised `InputFrame`s out, one `onGone` when the device goes away or
 /// fails. libevdev opens, describes and grabs it; its reports are read raw (`RawEvdevReader`), with the
 /// kernel's state (`EVIOCGKEY`, `EVIOCGABS`) as the resync after `SYN_DROPPED`, which is what libevdev's sync
-/// does. Read through libevdev, a report cost about 600 instructions and a second `read` more (kernel
-/// measurement 91).
+/// does, without a second `read` per report.
 public final class EvdevDevice {
     /// The node, e.g. `/dev/input/event7` (changes on every replug; never use it as an identity).
     public let path: String
@@ -89,9 +88,9 @@ public final class EvdevDevice {
             }
             isGrabbed = true
         }
-        // Unowned: the reader is this device's own. The snapshot is read from the node, never the assembler.
-        reader.stateSource = { [unowned self] in self.kernelState() }
-        reader.onGone = { [unowned self] reason in self.gone(reason) }
+        // The snapshot is read from the node, never the assembler.
+        reader.stateSource = { [weak self] in self?.kernelState() }
+        reader.onGone = { [weak self] reason in self?.gone(reason) }
     }
 
     deinit {

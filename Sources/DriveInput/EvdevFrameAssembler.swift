@@ -174,15 +174,6 @@ public struct EvdevFrameAssembler {
         step(event, at: time) ? output : nil
     }
 
-    /// Feeds one event; calls `emit` with the frame when it was a `SYN_REPORT` that completed a non-empty
-    /// one, lent for the call. The readers' per-report path: a returned frame is a copy of the reused one,
-    /// two retains and a destroy through its value witnesses (about 200 instructions per report). `emit` runs
-    /// inside this mutating call, so it must not touch the assembler (the readers hand the frame on to the
-    /// coordinator, which never reads a device's assembler state while mapping a frame).
-    public mutating func feed(_ event: InputEvent, at time: Instant, emit: (InputFrame) -> Void) {
-        if step(event, at: time) { emit(output) }
-    }
-
     /// Takes one event; true when it completed a non-empty frame, which is then in `output`.
     private mutating func step(_ event: InputEvent, at time: Instant) -> Bool {
         if event.isSynDropped {

@@ -6,8 +6,8 @@ public struct EventCodeNames: EventCodeResolver {
     /// Every `EV_KEY` and `EV_ABS` name libevdev knows, in code order (keys first), asking libevdev for every
     /// code 0…`KEY_MAX` and 0…`ABS_MAX`.
     ///
-    /// Built when asked, not at `init`: only an error message's "did you mean" reads it, and the 800 strings
-    /// were about 1 % of every start's time (host `perf`, 100 starts of `carbridge run`).
+    /// Built when asked, not at `init`: only an error message's "did you mean" reads it, and every start
+    /// would otherwise pay for making all those strings.
     public var knownNames: [String] {
         var names: [String] = []
         for (type, maximum) in [(EvdevCode.evKey, EvdevCode.keyMax), (EvdevCode.evAbs, EvdevCode.absMax)] {

@@ -14,17 +14,10 @@ public struct InputEventDecoder {
     /// Bytes of an incomplete record waiting for the rest.
     public var pendingByteCount: Int { partial.count }
 
-    /// Decodes every complete record in `bytes` (after any buffered partial record).
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer) -> [InputEvent] {
-        var events: [InputEvent] = []
-        decode(bytes) { events.append($0) }
-        return events
-    }
-
     /// Calls `body` with every complete record in `bytes` (after any buffered partial record), in order,
-    /// without building an array (the live path). `body` returns false to stop: the rest of `bytes` is
-    /// dropped (its reader was closed).
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, while body: (InputEvent) throws -> Bool) rethrows {
+    /// without building an array. `body` returns false to stop: the rest of `bytes` is dropped (its
+    /// reader was closed).
+    public mutating func decode(_ bytes: UnsafeRawBufferPointer, while body: (InputEvent) -> Bool) {
         var offset = 0
         let size = Self.recordSize
         if !partial.isEmpty {
@@ -35,27 +28,14 @@ public struct InputEventDecoder {
             if partial.count < size { return }
             let event = partial.withUnsafeBytes { Self.event(from: $0, at: 0) }
             partial.removeAll(keepingCapacity: true)
-            guard try body(event) else { return }
+            guard body(event) else { return }
         }
         while bytes.count - offset >= size {
             let event = Self.event(from: bytes, at: offset)
             offset += size
-            guard try body(event) else { return }
+            guard body(event) else { return }
         }
         if offset < bytes.count { partial.append(contentsOf: bytes[offset...]) }
-    }
-
-    /// Calls `body` with every complete record (see `decode(_:while:)`), never stopping early.
-    public mutating func decode(_ bytes: UnsafeRawBufferPointer, _ body: (InputEvent) throws -> Void) rethrows {
-        try decode(bytes, while: { (event: InputEvent) throws -> Bool in
-            try body(event)
-            return true
-        })
-    }
-
-    /// Decodes every complete record in `bytes`.
-    public mutating func decode(_ bytes: [UInt8]) -> [InputEvent] {
-        bytes.withUnsafeBytes { decode($0) }
     }
 
     /// Forgets a buffered partial record.

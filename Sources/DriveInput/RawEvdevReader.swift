@@ -26,7 +26,7 @@ public final class RawEvdevReader {
     private let ownsFD: Bool
     private var decoder = InputEventDecoder()
     private var assembler: EvdevFrameAssembler
-    /// The read buffer, 64 events: allocated once and raw (an array checks its uniqueness at every mutable use).
+    /// The read buffer, 64 events, allocated once (a read allocates nothing).
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputEventDecoder.recordSize * 64, alignment: 8)
     private var goneReported = false
 
@@ -51,7 +51,6 @@ public final class RawEvdevReader {
     }
 
     deinit {
-        // The loop holds the reading closure, which holds the reader unowned: it must never run again.
         if isOpen { loop.unwatch(fd) }
         if isOpen && ownsFD { Syscall.close(fd) }
         buffer.deallocate()
@@ -79,7 +78,7 @@ public final class RawEvdevReader {
     public func start() throws {
         guard isOpen else { return }
         // Unowned, not weak (see EvdevDevice.start): `deinit` unwatches the fd, so the closure never outlives it.
-        try loop.watch(fd, for: .readable) { [unowned self] events in self.readAvailable(events) }
+        try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
     }
 
     /// Stops reading and closes the fd if owned (no `onGone`).
@@ -110,11 +109,11 @@ public final class RawEvdevReader {
             }
             if count == 0 { return gone("end of input") }
             readSomething = true
-            decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), while: { (event: InputEvent) -> Bool in
+            decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { event in
                 onEvent?(event)
-                assembler.feed(event, at: now) { frame in onFrame?(frame) }
+                if let frame = assembler.feed(event, at: now) { onFrame?(frame) }
                 return isOpen
-            })
+            }
             // Short: the fd is drained (see the type's comment); a full buffer may have more behind it.
             if !isOpen || count < buffer.count { return }
         }

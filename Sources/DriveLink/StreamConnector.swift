@@ -95,10 +95,9 @@ public enum SocketSupport {
         return value
     }
 
-    /// `send(2)` with MSG_NOSIGNAL (no SIGPIPE when the peer is gone); nil when it would block. Not a
-    /// cancellation point (`cb_send`: every frame goes through here).
+    /// `send(2)` with MSG_NOSIGNAL (no SIGPIPE when the peer is gone); nil when it would block.
     public static func send(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) throws -> Int? {
-        try Syscall.nonBlocking("send") { cb_send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
+        try Syscall.nonBlocking("send") { Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
     }
 
     /// `SO_LINGER` {1, 0}: the next `close` sends RST and discards whatever the kernel still queues.

@@ -86,7 +86,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// The kernel queue of the current connection: frames in flight, the stall clock, the hold.
     private var accounting: KernelQueueAccounting
     private var assembler = LineAssembler()
-    /// What the car sends is read into this (kept: a read allocates nothing of its own).
+    /// What the car sends is read into this (kept, so a read allocates nothing).
     private var readBuffer = [UInt8](repeating: 0, count: 4096)
     /// True while the connection's fd is watched for writable (a write would have blocked).
     private var watchingWritable = false
@@ -144,49 +144,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     public func send(_ frame: Frame) {
         guard let fd = lifecycle.connectionFD else { return }
         if frame.isMotion { motionQueuedAt = loop.now() }
-        // The usual case, nothing waiting and the bound below the limit: the frame goes straight from the
-        // stack to the kernel, as the queue would have written it (only what the kernel does not take joins it).
-        if !queue.hasPendingBytes && accounting.mayHandOverMotionFrame { return writeAlone(frame, fd) }
         queue.push(frame)
         writeOut(fd)
-    }
-
-    /// Writes `frame`, which nothing waits before and the in-flight limit lets go, without queueing it: what
-    /// `writeOut` does for a queue of one frame, less the queue's encoding into its buffer and its bookkeeping
-    /// (about 700 instructions per frame). A frame the kernel takes only in part, or not at all, is queued
-    /// with what was written, and `writeFrames` goes on from there as it does for any frame.
-    private func writeAlone(_ frame: Frame, _ fd: Int32) {
-        let now = loop.now()
-        let written: Int?
-        let length: Int
-        do {
-            (written, length) = try queue.encoder.withBytes(of: frame) { bytes in
-                (try connector.write(fd, bytes), bytes.count)
-            }
-        } catch let error as SystemError {
-            return lose(connector.lossSentence(error))
-        } catch {
-            return lose("writing to \(name) failed: \(error)")
-        }
-        let count = written ?? 0
-        if count == length {
-            accounting.wrote(count, completingFrame: true, at: now)
-            if frame.isMotion {
-                holds.wroteMotionFrame(waited: motionHeld ? now.nanoseconds &- motionQueuedAt.nanoseconds : nil)
-                motionHeld = false
-            }
-        } else {
-            queue.push(frame)
-            if count > 0 {
-                queue.consume(count)
-                accounting.wrote(count, completingFrame: false, at: now)
-                guard writeFrames(fd, at: now) else { return }
-            } else {
-                accounting.writeWouldBlock()
-            }
-        }
-        guard watchWritable(fd, accounting.isWriteBlocked && queue.hasPendingBytes) else { return }
-        scheduleQueueCheck(at: now)
     }
 
     /// Calls `done` once everything queued has left carbridge and the kernel's queue drained,
@@ -421,8 +380,8 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
     /// the accounting's bound is at `max_in_flight`.
     ///
     /// The bound (frames written since the last reading count as still in the kernel) can only
-    /// overstate the kernel queue, so below the limit a reading could not hold a frame back: at 500
-    /// reports a second that saved one `ioctl` (two on RFCOMM) per frame. At the limit it is read
+    /// overstate the kernel queue, so below the limit a reading could not hold a frame back and is
+    /// skipped (it is an `ioctl`, two calls on RFCOMM). At the limit it is read
     /// whatever the frame (an `E` or F frame goes anyway, but the reading prunes the frames the kernel
     /// let go of, so the accounting stays that short). The stall clock does not need a reading per
     /// send either: the queue timer reads the queue while the kernel holds bytes.
@@ -519,8 +478,7 @@ public final class StreamLink<Connector: StreamConnector>: CarLink {
         queueTimer = loop.schedule(at: wanted, queueTimerFired)
     }
 
-    /// The queue timer's body, made once in `init` (scheduling it after a write allocates no closure; not lazy,
-    /// since a lazy property is checked for exclusive access at every use).
+    /// The queue timer's body, made once in `init`, so that scheduling it after a write allocates no closure.
     private var queueTimerFired: () -> Void = {}
 
     private func queueTimerDue() {

@@ -4,13 +4,12 @@ import DriveCore
 /// it only when the deadline changed, and `arm(at: nil)` (or `cancel()`) takes it off the loop.
 ///
 /// `action` runs at the deadline; by then the timer is disarmed (`deadline` is nil), so the action
-/// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly, or
-/// unowned when the owner keeps the timer (the timer's `deinit` cancels it, so the action never outlives it).
+/// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly.
 ///
 /// A deadline that moves later leaves the loop's timer where it is: it fires early once, finds the
-/// deadline still ahead and moves there. The stream period restarts with every frame, so a pad's report
-/// moved the bridge's deadline later every time, and each move was a cancel and a schedule on the loop
-/// (a search, an array shift and an insert); now it is a comparison. An earlier deadline re-schedules at once.
+/// deadline still ahead and moves there. The stream period restarts with every frame, so this keeps a
+/// deadline that moves after every report from rescheduling on the loop each time. An earlier deadline
+/// re-schedules at once.
 public final class DeadlineTimer {
     private let loop: EventLoop
     private var action: () -> Void
@@ -19,21 +18,18 @@ public final class DeadlineTimer {
     private var scheduled: Instant?
     /// The instant the timer is armed at; nil when it is not armed.
     public private(set) var deadline: Instant?
-    /// What the loop runs when the timer is due, made once so that scheduling allocates no closure. It holds
-    /// the timer unowned (no side table, so no slow reference counting): `deinit` cancels the loop's timer,
-    /// so the loop never runs it for a timer that is gone.
+    /// What the loop runs when the timer is due, made once so that scheduling allocates no closure.
     private var fire: () -> Void = {}
 
     /// A disarmed timer on `loop` that will run `action` at each deadline it is armed at.
     public init(loop: EventLoop, action: @escaping () -> Void) {
         self.loop = loop
         self.action = action
-        fire = { [unowned self] in self.due() }
+        fire = { [weak self] in self?.due() }
     }
 
-    /// A disarmed timer on `loop` that does nothing until `setAction`. For an owner that keeps its timer in a
-    /// `let`, which it must create before it can capture itself: a timer in a `var` is retained and released
-    /// around every `arm` (a `let` is not), and the bridge's and the coordinator's are armed after every report.
+    /// A disarmed timer on `loop` that does nothing until `setAction`: for an owner that creates its timer
+    /// before it can capture itself.
     public convenience init(loop: EventLoop) {
         self.init(loop: loop, action: {})
     }

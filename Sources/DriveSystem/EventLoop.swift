@@ -12,13 +12,13 @@ import Glibc
 /// A debug build checks this: every entry point but `submit`, `now()` and the read-only properties
 /// stops the process when called off the loop's thread (`isOnLoopThread`); a release build checks nothing.
 ///
-/// The loop takes its clock (`Clock`): the real one (CLOCK_MONOTONIC, the timerfd, `epoll_wait`
-/// blocking until something is due), or a manual one for tests (like swift-nio's
-/// `EmbeddedEventLoop`): `now()` moves only when time is advanced (`advance(by:)`, `advance(to:)`,
-/// `run(until:)`, or a `runOnce(timeout:)` with nothing ready), timers fire in deadline order as it
-/// moves, `execute`d work runs in between, and real fds are still polled (`epoll_wait` with a zero
-/// timeout) at every instant, so pipe and socketpair I/O keeps working. Callers (`schedule`,
-/// `cancel`, `watch`, `execute`, `now`) cannot tell the two apart.
+/// The loop keeps the fds, the timers and the queued work; its clock (a `LoopClock`, chosen by `Clock`)
+/// says what time it is and what one turn does, as swift-nio splits `SelectableEventLoop` from
+/// `EmbeddedEventLoop`. The real clock (`MonotonicLoopClock`) reads CLOCK_MONOTONIC, arms the timerfd and
+/// blocks in `epoll_wait`; the manual one (`ManualLoopClock`, for tests) moves only when advanced and fires
+/// timers in deadline order as it moves, while real fds are still polled, so pipe and socketpair I/O keeps
+/// working. Callers (`schedule`, `cancel`, `watch`, `execute`, `now`) cannot tell the two apart, and the loop
+/// itself never asks which one it has.
 public final class EventLoop {
     /// Where `now()` comes from and how the loop waits.
     public enum Clock: Sendable {
@@ -30,6 +30,13 @@ public final class EventLoop {
 
         /// A manual clock starting at 1000 s (any origin will do; deadlines are relative to `now()`).
         public static var manual: Clock { .manual(start: Instant(nanoseconds: 1_000_000_000_000)) }
+
+        fileprivate func makeLoopClock() -> any LoopClock {
+            switch self {
+            case .monotonic: return MonotonicLoopClock()
+            case .manual(let start): return ManualLoopClock(start: start)
+            }
+        }
     }
 
     /// Identifies a scheduled timer, for `cancel`.
@@ -38,8 +45,8 @@ public final class EventLoop {
     }
 
     private struct Watch {
-        let fd: Int32
-        /// Its epoll token: the slot in `watchSlots` and the watch's generation (see `token(slot:generation:)`).
+        /// Its epoll token, never reused: an event the kernel returned for a watch that is gone (unwatched by
+        /// a handler earlier in the same batch) finds no watch rather than a newer one on the same fd.
         let token: UInt64
         var events: IOEvents
         let handler: (IOEvents) -> Void
@@ -55,13 +62,10 @@ public final class EventLoop {
     private let timerFD: Int32
     private var signalFD: Int32 = -1
     private var signalHandler: ((Int32) -> Void)?
-    /// The watched fds, in slots that are reused: an event finds its watch by index, not by hashing its token
-    /// (a dictionary lookup was about a hundred instructions of every input report).
-    private var watchSlots: [Watch?] = []
-    private var freeSlots: [Int] = []
-    private var slotByFD: [Int32: Int] = [:]
-    /// Counts the watches made, so a reused slot's token differs from the old watch's.
-    private var watchGeneration: UInt64 = 0
+    /// The watched fds by epoll token, and each watched fd's token.
+    private var watches: [UInt64: Watch] = [:]
+    private var tokenByFD: [Int32: UInt64] = [:]
+    /// The next watch token or timer id (below 16: the loop's own tokens).
     private var nextToken: UInt64 = 16
     private var timers: [Timer] = []          // sorted by deadline, then id
     /// The deadline the timerfd is armed at (nil: disarmed). It may be earlier than the first
@@ -69,18 +73,13 @@ public final class EventLoop {
     private var armedDeadline: Instant?
     private var pending: [() -> Void] = []
     private var stopped = false
+    private let clock: any LoopClock
     /// `epoll_wait`'s output, allocated once (a wake-up allocates nothing).
     private let eventBuffer = UnsafeMutablePointer<epoll_event>.allocate(capacity: eventBufferCount)
     private static let eventBufferCount = 64
     private static let timerToken: UInt64 = 1
     private static let signalToken: UInt64 = 2
     private static let mailboxToken: UInt64 = 3
-    private static let firstWatchToken = 16
-    /// The manual clock's current instant; nil on the real clock.
-    private var manualNow: Instant?
-    /// Bounds the zero-timeout polls at one manual instant (a level-triggered fd that stays ready
-    /// would otherwise keep the instant from ever ending).
-    private static let settleRounds = 64
 
     /// Hands work to the loop from any thread (see `Submitter`).
     public let submitter: Submitter
@@ -90,11 +89,11 @@ public final class EventLoop {
     private let ownerThread = pthread_self()
 
     /// How many times `epoll_wait` returned; an idle loop does not move it.
-    public private(set) var wakeups: Int = 0
+    public internal(set) var wakeups: Int = 0
 
     /// Creates the epoll set and its timerfd, on `clock` (the real CLOCK_MONOTONIC by default).
     public init(clock: Clock = .monotonic) throws {
-        if case .manual(let start) = clock { manualNow = start }
+        self.clock = clock.makeLoopClock()
         epollFD = try Syscall.retrying("epoll_create1", forbiddingEINVAL: true) { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         do {
             timerFD = try Syscall.retrying("timerfd_create", forbiddingEINVAL: true) {
@@ -123,70 +122,47 @@ public final class EventLoop {
     }
 
     /// The current instant: CLOCK_MONOTONIC, or the manual clock's time.
-    public func now() -> Instant { manualNow ?? Instant(nanoseconds: MonotonicClock.nanoseconds()) }
+    public func now() -> Instant { clock.now() }
 
-    /// True on a manual clock (tests).
-    public var isManual: Bool { manualNow != nil }
+    /// `deadline`, an instant on CLOCK_MONOTONIC that comes from outside the loop (a library's own
+    /// timeout), as an instant on the loop's clock: itself on the real clock, now on a manual one.
+    public func instant(forMonotonic deadline: Instant) -> Instant { clock.instant(forMonotonic: deadline) }
 
     // MARK: fds
 
     /// Watches `fd` for `events`; `handler` gets the events that occurred (including hangup and error).
     public func watch(_ fd: Int32, for events: IOEvents, _ handler: @escaping (IOEvents) -> Void) throws {
         assertOnLoopThread()
-        if slotByFD[fd] != nil { unwatch(fd) }
-        let slot = freeSlots.popLast() ?? watchSlots.count
-        watchGeneration += 1
-        let token = Self.token(slot: slot, generation: watchGeneration)
-        do {
-            try addToEpoll(fd: fd, events: events, token: token)
-        } catch {
-            if slot < watchSlots.count { freeSlots.append(slot) }
-            throw error
-        }
-        let watch = Watch(fd: fd, token: token, events: events, handler: handler)
-        if slot == watchSlots.count { watchSlots.append(watch) } else { watchSlots[slot] = watch }
-        slotByFD[fd] = slot
+        if tokenByFD[fd] != nil { unwatch(fd) }
+        let token = nextToken
+        nextToken += 1
+        try addToEpoll(fd: fd, events: events, token: token)
+        watches[token] = Watch(token: token, events: events, handler: handler)
+        tokenByFD[fd] = token
     }
 
     /// Changes what a watched `fd` is watched for (e.g. add `.writable` while output is queued).
     public func change(_ fd: Int32, to events: IOEvents) throws {
         assertOnLoopThread()
-        guard let slot = slotByFD[fd], var watch = watchSlots[slot] else { return }
-        if watch.events == events { return }
+        guard let token = tokenByFD[fd], let watch = watches[token], watch.events != events else { return }
         var event = epoll_event()
         event.events = events.rawValue
-        event.data.u64 = watch.token
+        event.data.u64 = token
         try Syscall.retrying("epoll_ctl(MOD)", fd: fd, forbiddingEINVAL: true) { epoll_ctl(epollFD, EPOLL_CTL_MOD, fd, &event) }
-        watch.events = events
-        watchSlots[slot] = watch
+        watches[token]?.events = events
     }
 
     /// Stops watching `fd` (call before closing it). Unknown fds are ignored.
     public func unwatch(_ fd: Int32) {
         assertOnLoopThread()
-        guard let slot = slotByFD.removeValue(forKey: fd) else { return }
-        watchSlots[slot] = nil
-        freeSlots.append(slot)
+        guard let token = tokenByFD.removeValue(forKey: fd) else { return }
+        watches[token] = nil
         var event = epoll_event()
         _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
     }
 
     /// True when `fd` is being watched.
-    public func isWatching(_ fd: Int32) -> Bool { slotByFD[fd] != nil }
-
-    /// A watch's epoll token: its slot above the loop's own tokens (1, 2, 3) in the low 32 bits, its
-    /// generation in the high ones, so an event the kernel returned for a watch that is gone (unwatched by a
-    /// handler earlier in the same batch) never reaches a newer watch in the same slot.
-    private static func token(slot: Int, generation: UInt64) -> UInt64 {
-        (generation << 32) | UInt64(slot + firstWatchToken)
-    }
-
-    /// The watch an event's token names, if it is still there.
-    private func watch(forToken token: UInt64) -> Watch? {
-        let slot = Int(truncatingIfNeeded: token & 0xffff_ffff) - Self.firstWatchToken
-        guard slot >= 0, slot < watchSlots.count, let watch = watchSlots[slot], watch.token == token else { return nil }
-        return watch
-    }
+    public func isWatching(_ fd: Int32) -> Bool { tokenByFD[fd] != nil }
 
     private func addToEpoll(fd: Int32, events: IOEvents, token: UInt64) throws {
         var event = epoll_event()
@@ -225,13 +201,12 @@ public final class EventLoop {
     /// The earliest scheduled timer deadline, if any.
     public var nextTimerDeadline: Instant? { timers.first?.deadline }
 
-    /// Arms the timerfd for the first timer, just before the loop waits (so a turn that re-arms the
-    /// stream timer after every report costs no `timerfd_settime` of its own). A timerfd already armed
-    /// at or before the first deadline is left alone: it wakes the loop early once, which arms it
-    /// again; re-arming it for every later deadline was two system calls per input report (cancel,
-    /// schedule). With no timer left it is disarmed, so an idle loop does not wake.
-    private func armTimerFD() {
-        if isManual { return }  // a manual loop fires its timers as time is advanced; the timerfd stays disarmed
+    /// Arms the timerfd for the first timer, just before the real clock waits (a manual clock fires
+    /// timers as it is advanced and leaves the timerfd disarmed). A timerfd already armed at or before
+    /// the first deadline is left alone: it wakes the loop early once, which arms it again, so a
+    /// deadline that keeps moving later (the stream period after every report) costs no system call.
+    /// With no timer left it is disarmed, so an idle loop does not wake.
+    func armTimerFD() {
         let wanted = timers.first?.deadline
         if wanted == armedDeadline { return }
         if let wanted, let armed = armedDeadline, armed <= wanted { return }
@@ -264,7 +239,7 @@ public final class EventLoop {
     /// must not keep the loop from its fds and signals. One did (a link's queue check during a shutdown
     /// flush) and the loop never saw SIGTERM again; `KernelQueueAccounting` was mended, this is the rule.
     @discardableResult
-    private func fireTimers(dueBy instant: Instant) -> Bool {
+    func fireTimers(dueBy instant: Instant) -> Bool {
         // Timer ids grow with every schedule, so an id from this pass is at least `firstNew`.
         let firstNew = nextToken
         var fired = false
@@ -341,8 +316,7 @@ public final class EventLoop {
     public final class Submitter: @unchecked Sendable {
         fileprivate let fd: Int32
         private let lock = ConditionLock()
-        /// Guarded by `lock`. Unchecked: the compiler hoisted the dynamic exclusivity check of `take()` into
-        /// every turn of the loop, mailbox or not.
+        /// Guarded by `lock`.
         private var bodies: [@Sendable () -> Void] = []
 
         fileprivate init() throws {
@@ -397,15 +371,7 @@ public final class EventLoop {
     /// and returns early at the instant `stop()` was called.
     public func run(until deadline: Instant) throws {
         stopped = false
-        if isManual {
-            try advance(to: deadline, untilStopped: true)
-            return
-        }
-        while !stopped {
-            let remaining = deadline.duration(since: now())
-            if remaining <= .zero { break }
-            try runOnce(timeout: remaining)
-        }
+        try clock.run(self, until: deadline)
     }
 
     /// Waits once (at most `timeout`, forever if nil) and handles what is ready.
@@ -418,31 +384,8 @@ public final class EventLoop {
         assertOnLoopThread()
         runPending()
         if stopped { return }
-        if let current = manualNow {
-            // Something ran and the instant went quiet: that was this turn. Nothing ran, or an fd
-            // that stays ready kept it busy: time moves on.
-            if try settle() == .quiet { return }
-            let next = timers.first?.deadline
-            let limit = timeout.map { current.advanced(by: max($0, .zero)) }
-            guard let target = [next, limit].compactMap({ $0 }).min() else {
-                _ = try poll(timeoutMilliseconds: -1)
-                return
-            }
-            manualNow = max(current, target)
-            _ = try settle()
-            return
-        }
-        var timeoutMilliseconds: Int32 = -1
-        if !pending.isEmpty {
-            timeoutMilliseconds = 0
-        } else if let timeout {
-            let ms = (timeout.nanoseconds + 999_999) / 1_000_000
-            timeoutMilliseconds = Int32(clamping: max(0, ms))
-        }
-        _ = try poll(timeoutMilliseconds: timeoutMilliseconds)
+        try clock.runOnce(self, timeout: timeout)
     }
-
-    // MARK: manual time
 
     /// Moves a manual clock on by `duration`, firing every timer due on the way (see `advance(to:)`).
     public func advance(by duration: Duration) throws {
@@ -454,73 +397,40 @@ public final class EventLoop {
     /// fds (polled with a zero timeout) are handled until the instant is quiet; then the same at
     /// `instant` itself. Takes no wall time. Manual clock only.
     public func advance(to instant: Instant) throws {
-        try advance(to: instant, untilStopped: false)
-    }
-
-    private func advance(to instant: Instant, untilStopped: Bool) throws {
         assertOnLoopThread()
-        precondition(isManual, "EventLoop.advance: the loop runs on the real clock")
-        _ = try settle(honouringStop: untilStopped)
-        while !(untilStopped && stopped), let next = timers.first?.deadline, next <= instant {
-            manualNow = max(manualNow!, next)
-            _ = try settle(honouringStop: untilStopped)
-        }
-        if untilStopped && stopped { return }
-        manualNow = max(manualNow!, instant)
-        _ = try settle(honouringStop: untilStopped)
+        try clock.advance(self, to: instant)
     }
 
-    private enum Settled { case idle, quiet, busy }
-
-    /// Manual clock: handles everything ready at the current instant (work, due timers, fds polled
-    /// without waiting) until nothing is: `idle` when nothing was, `quiet` when something ran and
-    /// then nothing was (or, `honouringStop`, `stop()` was called), `busy` after `settleRounds` polls
-    /// that all found work. `advance` does not honour `stop()` (that is for `run`).
-    private func settle(honouringStop: Bool = true) throws -> Settled {
-        var anything = false
-        for _ in 0..<Self.settleRounds {
-            var busy = !pending.isEmpty
-            runPending()
-            if fireTimers(dueBy: manualNow!) { busy = true }
-            runPending()
-            if try poll(timeoutMilliseconds: 0) > 0 { busy = true }
-            if !busy { return anything ? .quiet : .idle }
-            anything = true
-            if honouringStop && stopped { return .quiet }
-        }
-        return .busy
-    }
+    /// True while `execute`d work waits to run.
+    var hasPendingWork: Bool { !pending.isEmpty }
 
     /// One `epoll_wait` (at most `timeoutMilliseconds`, -1 forever) and the handling of what it
-    /// returned; returns how many events it handled.
-    private func poll(timeoutMilliseconds: Int32) throws -> Int {
+    /// returned; returns how many events it handled. The clock arms the timerfd and counts `wakeups`.
+    func poll(timeoutMilliseconds: Int32) throws -> Int {
         let events = eventBuffer
-        armTimerFD()
-        let count = cb_epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
+        let count = epoll_wait(epollFD, events, Int32(Self.eventBufferCount), timeoutMilliseconds)
         if count < 0 {
             let code = errno
             if code == EINTR { return 0 }
             try Syscall.check(code, "epoll_wait", forbiddingEINVAL: true)
         }
-        // A manual loop polls at every instant; count only the polls that found something.
-        if count > 0 || !isManual { wakeups += 1 }
         for index in 0..<Int(count) {
             let token = events[index].data.u64
             let happened = IOEvents(rawValue: events[index].events)
             switch token {
-            case Self.timerToken: if isManual { _ = readTimerFD() } else { fireDueTimers() }
+            case Self.timerToken: fireDueTimers()
             case Self.signalToken: readSignals()
             case Self.mailboxToken: for body in submitter.take() { body() }
             default:
                 // A handler earlier in this batch may have unwatched this fd.
-                if let watch = watch(forToken: token) { watch.handler(happened) }
+                if let watch = watches[token] { watch.handler(happened) }
             }
             runPending()
         }
         return Int(count)
     }
 
-    private func runPending() {
+    func runPending() {
         while !pending.isEmpty {
             let work = pending
             pending.removeAll()

@@ -32,8 +32,6 @@ public enum Syscall {
     }
 
     /// Like `retrying`, but returns nil for EAGAIN/EWOULDBLOCK (a non-blocking fd with nothing to do).
-    /// Inlinable, as `retrying`: called from another module, a generic function runs unspecialized, and the
-    /// link's `send` of every frame went through `FixedWidthInteger`'s witness table (about 100 instructions).
     @inlinable
     public static func nonBlocking<T: FixedWidthInteger>(
         _ call: @autoclosure () -> String, fd: Int32? = nil, _ body: () -> T
@@ -72,9 +70,9 @@ public enum Syscall {
         throw error
     }
 
-    /// `read(2)` into `buffer`; nil when it would block, 0 at end of file. Not a cancellation point (`cb_read`).
+    /// `read(2)` into `buffer`; nil when it would block, 0 at end of file.
     public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws -> Int? {
-        try nonBlocking("read", fd: fd) { cb_read(fd, buffer.baseAddress, buffer.count) }
+        try nonBlocking("read", fd: fd) { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// `write(2)` from `bytes`; nil when it would block, else the count written.

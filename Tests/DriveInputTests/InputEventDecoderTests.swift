@@ -18,7 +18,7 @@ final class InputEventDecoderTests: XCTestCase {
             InputEvent(seconds: 12, microseconds: 345_678, type: 0, code: 0, value: 0),
         ]
         var decoder = InputEventDecoder()
-        XCTAssertEqual(decoder.decode(InputEventDecoder.encode(events)), events)
+        XCTAssertEqual(decoder.decodeAll(InputEventDecoder.encode(events)), events)
         XCTAssertEqual(decoder.pendingByteCount, 0)
     }
 
@@ -31,10 +31,10 @@ final class InputEventDecoderTests: XCTestCase {
         var offset = 0
         for size in [1, 7, 16, 23, 24, 25, 3] where offset < bytes.count {
             let end = min(bytes.count, offset + size)
-            decoded += decoder.decode(Array(bytes[offset..<end]))
+            decoded += decoder.decodeAll(Array(bytes[offset..<end]))
             offset = end
         }
-        decoded += decoder.decode(Array(bytes[offset...]))
+        decoded += decoder.decodeAll(Array(bytes[offset...]))
         XCTAssertEqual(decoded, events)
         XCTAssertEqual(decoder.pendingByteCount, 0)
     }
@@ -42,8 +42,22 @@ final class InputEventDecoderTests: XCTestCase {
     func testHalfARecordStaysPending() {
         var decoder = InputEventDecoder()
         let bytes = InputEventDecoder.encode(TestSupport.syn)
-        XCTAssertEqual(decoder.decode(Array(bytes[0..<10])), [])
+        XCTAssertEqual(decoder.decodeAll(Array(bytes[0..<10])), [])
         XCTAssertEqual(decoder.pendingByteCount, 10)
-        XCTAssertEqual(decoder.decode(Array(bytes[10...])), [TestSupport.syn])
+        XCTAssertEqual(decoder.decodeAll(Array(bytes[10...])), [TestSupport.syn])
+    }
+}
+
+extension InputEventDecoder {
+    /// Every complete record in `bytes`, collected into an array.
+    fileprivate mutating func decodeAll(_ bytes: [UInt8]) -> [InputEvent] {
+        var events: [InputEvent] = []
+        bytes.withUnsafeBytes { raw in
+            decode(raw) { event in
+                events.append(event)
+                return true
+            }
+        }
+        return events
     }
 }

@@ -23,7 +23,7 @@ public func fuzzInputEvents(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     let recordSize = InputEventDecoder.recordSize
 
     var whole = InputEventDecoder()
-    let events = whole.decode(bytes)
+    let events = whole.decodeAll(bytes)
     fuzzCheck(events.count == bytes.count / recordSize, "\(events.count) events from \(bytes.count) bytes")
     fuzzCheck(whole.pendingByteCount == bytes.count % recordSize, "pending \(whole.pendingByteCount)")
     let complete = Array(bytes.prefix(events.count * recordSize))
@@ -31,7 +31,7 @@ public func fuzzInputEvents(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
 
     var pieces = InputEventDecoder()
     var pieceEvents: [InputEvent] = []
-    for chunk in fuzzChunks(bytes) { pieceEvents += pieces.decode(Array(chunk)) }
+    for chunk in fuzzChunks(bytes) { pieceEvents += pieces.decodeAll(Array(chunk)) }
     fuzzCheck(pieceEvents == events, "pieces and whole differ")
     pieces.reset()
     fuzzCheck(pieces.pendingByteCount == 0, "reset keeps bytes")
@@ -64,4 +64,18 @@ public func fuzzInputEvents(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     let state = assembler.stateFrame(at: time)
     fuzzCheck(Set(state.keys.map(\.code)) == assembler.keysDown, "state frame keys")
     return 0
+}
+
+extension InputEventDecoder {
+    /// Every complete record in `bytes`, collected into an array.
+    fileprivate mutating func decodeAll(_ bytes: [UInt8]) -> [InputEvent] {
+        var events: [InputEvent] = []
+        bytes.withUnsafeBytes { raw in
+            decode(raw) { event in
+                events.append(event)
+                return true
+            }
+        }
+        return events
+    }
 }
