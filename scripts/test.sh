@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: builds carbridge and runs every test.
 #   scripts/test.sh              unit + end-to-end tests (swift test), the dashboard in a browser
-#                                (Tests/browser/run.sh), the allocation guard (Benchmarks/, release),
+#                                (Tests/browser/run.sh), the performance guard (Benchmarks/, release),
 #                                the Debian package (scripts/package.sh, Tests/package/check.sh), then the
 #                                real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh --install)
 #   scripts/test.sh --fuzz       also 20 s of libFuzzer per fuzz target (scripts/fuzz.sh --seconds 20, about
@@ -11,9 +11,12 @@
 #                                about 20 s; installs its packages)
 #   scripts/test.sh --no-car     without the car firmware's stage (Tests/avr/run.sh: `make -C car`, its host unit
 #                                tests, carbridge driving the firmware on a simulated ATmega328P; about a minute)
-#   scripts/test.sh --no-bench   without the allocation guard (`bench-counts check`: 0 heap allocations per
-#                                input event and per stream tick; about 4 CPU-minutes of build on a cold
-#                                cache, under a second to run)
+#   scripts/test.sh --no-bench   without the performance guard (scripts/bench.sh --check: 0 heap allocations
+#                                per input event and per stream tick, instructions per event and tick within
+#                                10 % of Benchmarks/Thresholds/instructions.json and under 10,000, start-up
+#                                instructions of the package's binary under 25 million when the package stage
+#                                ran first (scripts/startup.sh --check); about 4 CPU-minutes of build on a cold
+#                                cache, then about a minute of callgrind)
 #   scripts/test.sh --no-package without the Debian package's stage (scripts/package.sh: a static release
 #                                build, dpkg-buildpackage; then Tests/package/check.sh: lintian, contents,
 #                                Depends, man pages, the binary without a Swift runtime). Its release
@@ -27,6 +30,7 @@
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/release-flags.sh
 kernel=1
 fuzz=0
 browser=1
@@ -97,13 +101,10 @@ run_stage() {
   [ "$src" = 0 ] || rc=1
   if [ -n "$srecap" ]; then recap="$recap"$'\n'"$srecap"; fi
 }
-# The allocation budget (docs/performance.md): counted by malloc-interposer, identical on every
-# machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
+# The performance budgets (issue 30): allocations counted by malloc-interposer and instructions by callgrind,
+# identical on every machine; wall time is never checked. One line per check, then `bench: N passed, N failed`.
 bench_stage() {
-  # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
-  rm -f .build-bench/release.yaml .build-bench/release/description.json
-  swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
-    CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
+  scripts/bench.sh --check
 }
 # The Debian package: built, then checked (its own `package: N passed, N failed`). A failed build still
 # runs the checks, which then report the missing package.
@@ -122,7 +123,7 @@ kernel_stage() {
   local lbin=()
   if [ "$package" = 1 ] && ls .build-release/carbridge_*.deb > /dev/null 2>&1 && [ -x .build-release/release/carbridge ]; then
     lbin=(--latency-bin "$PWD/.build-release/release/carbridge")
-  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
+  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" "${release_flags[@]}" --product carbridge; then
     lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
   else
     echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
