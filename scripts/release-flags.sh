@@ -1,7 +1,6 @@
-# Sourced by the scripts that build release binaries (package.sh, test.sh's kernel stage, rss.sh's callers):
+# Sourced by the scripts that build release binaries (package.sh, bench.sh, run.sh, test.sh's kernel stage):
 #   . scripts/release-flags.sh; swift build -c release "${release_flags[@]}" ...
-# The release link flags, kept out of Package.swift (SwiftPM refuses unsafeFlags in a package used as a
-# dependency, and a debug build has no use for them):
+# The release link flags, given on the command line because Package.swift has no unsafeFlags:
 # - lld, so that the two below are available;
 # - --no-export-dynamic: --static-swift-stdlib exports every symbol, which makes each pointer in the Swift
 #   metadata a symbol relocation the loader resolves against a large symbol table at every start; unexported,
