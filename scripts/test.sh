@@ -126,7 +126,7 @@ kernel_stage() {
   elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" "${release_flags[@]}" --product carbridge; then
     lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
   else
-    echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
+    echo "kernel: the release build failed; scenario 11 measures the debug build"
   fi
   Tests/kernel/run.sh --install "${lbin[@]}"
 }
