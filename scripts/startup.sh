@@ -32,7 +32,7 @@ cleanup() {
   [ -n "$run" ] && kill "$run" 2>/dev/null || true
   [ -n "$sim" ] && kill "$sim" 2>/dev/null || true
   wait 2>/dev/null || true
-  rm -rf "$work"
+  [ -n "${STARTUP_KEEP:-}" ] && echo "startup: kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 export SWIFT_DETERMINISTIC_HASHING=1
