@@ -3,18 +3,19 @@
 #   scripts/startup.sh BINARY            e.g. scripts/startup.sh .build-release/release/carbridge (scripts/package.sh)
 #   scripts/startup.sh --check BINARY    also judges it against the budget, 25 million (issue 30): one
 #                                        `ok`/`FAIL` line and `startup: N passed, N failed`, exit 1 over it
-# Prints `METRIC startup_instructions N`. Needs valgrind and strace.
+# Prints `METRIC startup_instructions N`. Needs valgrind and strace. STARTUP_KEEP=1 keeps the work directory
+# (the callgrind dumps, for callgrind_annotate).
 #
 # How: `BINARY car-sim` listens on a free loopback port; `BINARY run --config config/carbridge.toml --link
 # tcp://127.0.0.1:PORT --no-keyboard --no-view` (every key of the config parsed, no pad) runs under
 # `valgrind --tool=callgrind --dump-before=connect`, so callgrind writes its counts out and starts from zero
-# each time the program enters libc's connect(): the first dump holds the instructions from the first one of
-# the process (the dynamic loader's) up to the first connect, the second up to the second, and so on. A run
-# may connect elsewhere before it reaches the car (none does today, but a library's socket would), so an
-# strace of the same command says which connect(2) is the car's (the first to PORT), and the dumps up to that
-# one are summed. Once the car's connection is established the run is stopped (SIGTERM); what it does after
-# is not counted. Callgrind counts are deterministic for a given binary and environment (a fixed hashing seed
-# below), unlike a wall-clock start-up time.
+# each time the program enters libc's connect(): the first dump holds the instructions from the process's
+# first one (the dynamic loader's) up to the first connect, the second up to the second, and so on. A run
+# could connect elsewhere before it reaches the car (a library's socket), so an strace of the same command
+# says which connect(2) is the car's (the first to PORT), and the dumps up to that one are summed. Once the
+# car's connection is established the run is stopped (SIGTERM); what it does after is not counted. Callgrind
+# counts barely move between runs of one binary (a fixed hashing seed below), unlike a wall-clock start-up
+# time, so a budget on them holds on a loaded machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 check=0

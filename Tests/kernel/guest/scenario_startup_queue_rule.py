@@ -97,7 +97,7 @@ def run(sc):
         sc.metric("startup_exec_to_connected_local", k.percentile(connected[1:], 50), "ms")
     if len(first_frame) > 1:
         sc.metric("startup_exec_to_first_frame_local", k.percentile(first_frame[1:], 50), "ms")
-    k.console("NOTE: startup_queue_rule exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs (goal < 200 ms in the guest)"
+    k.console("NOTE: startup_queue_rule exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs"
               % (share_connected[0], ", ".join("%.0f" % c for c in connected)))
 
     # -- where the start-up goes: floors and parts, each the median of FLOOR_RUNS (exec -> exit or -> the
