@@ -611,7 +611,7 @@ LAT_WARMUP = 100            # events written first and checked, but not in the f
 LAT_EVENTS = 1500           # measured events (3 s at 500 Hz)
 LAT_MAX_STREAM_S = 10.0     # a loaded host slows the writer down: stop writing after this long ...
 LAT_MIN_EVENTS = 300        # ... and fail with fewer measured events than this
-LAT_STARVED_RATE = 0.8       # below 80 % of LAT_RATE_HZ the writer was starved by its host: said in a NOTE
+LAT_STARVED_RATE = 0.8      # below 80 % of LAT_RATE_HZ the writer was starved by its host: said in a NOTE
 LAT_PORTS = (7011, 7012)    # the TCP car's ports: carbridge's, the reference reader's
 LAT_STEER = {-2: -30000, -1: -16000, 0: 0, 1: 16000, 2: 30000}   # ABS_X for each range A
 
@@ -926,6 +926,7 @@ def scenario_11(sc):
             % ("debug" if debug_build else "release", rate, LAT_RATE_HZ, " (starved guest)" if starved else "",
                figures[50][0], figures[50][1]))
 
+
 TITLES = {
     1: "gamepad drive over RFCOMM (hotplugged pad, exact frames, 50 ms stream)",
     2: "unplug while moving -> stop frame within 100 ms; replug drives again",
@@ -940,7 +941,6 @@ TITLES = {
     11: "latency: 500 Hz stick + trigger reports via uinput to a TCP car, carbridge and a C libevdev reader side by side (figures reported)",
     13: "bluetoothd: unprivileged scan, pair with PIN (wrong PIN fails), run --link rfcomm://NAME (SDP channel), raw fallback",
 }
-
 
 
 class TimeLimit(Exception):
