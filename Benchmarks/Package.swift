@@ -7,6 +7,8 @@
 // - bench-counts: deterministic counts: heap allocations (malloc-interposer) and, under
 //   `valgrind --tool=callgrind`, instructions.
 // - DriveBenchmarks: the same scenarios under ordo-one/benchmark (`swift package benchmark`).
+// - Thresholds/instructions.json: the recorded instructions per input event and per tick, which
+//   `scripts/bench.sh --check` (CI's bench stage) holds the code to; `scripts/bench.sh --record` rewrites it.
 import PackageDescription
 
 let package = Package(

@@ -1,22 +1,37 @@
 #!/usr/bin/env bash
 # The carbridge benchmarks (docs/performance.md): deterministic counts per input event, tick, line, load.
 #   scripts/bench.sh           instructions (callgrind) and steady-state heap allocations (malloc-interposer) per unit
+#   scripts/bench.sh --check   the CI guard (scripts/test.sh's bench stage): 0 heap allocations per input event and
+#                              per stream tick (`bench-counts check`), and the instructions per input event and per
+#                              tick against Benchmarks/Thresholds/instructions.json: each may rise at most 10 %
+#                              over its recorded figure and never above 10,000. One line per check, then
+#                              `bench: N passed, N failed`; exits 1 on a failure
+#   scripts/bench.sh --record  measures the same instructions and rewrites Benchmarks/Thresholds/instructions.json
+#                              (commit it with the change that moved them, saying why)
 #   scripts/bench.sh --rss     also VmRSS of `carbridge run --link tcp://… --no-keyboard` against car-sim,
 #                              debug, release and release with a static Swift runtime (--static-swift-stdlib)
-# Needs valgrind (apt-get install valgrind). Builds Benchmarks/ (release) in .build-bench.
+# Needs valgrind (apt-get install valgrind). Builds Benchmarks/ (release, with the release link flags of
+# scripts/release-flags.sh) in .build-bench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 scratch=$root/.build-bench
+thresholds=$root/Benchmarks/Thresholds/instructions.json
+mode=${1:-table}
+case $mode in
+    table | --check | --record | --rss) ;;
+    *) echo "usage: scripts/bench.sh [--check | --record | --rss]" >&2; exit 64 ;;
+esac
 
 if ! command -v valgrind >/dev/null; then
     echo "bench.sh: valgrind is missing (apt-get install valgrind)" >&2
     exit 1
 fi
 
+. scripts/release-flags.sh
 # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
 rm -f "$scratch/release.yaml" "$scratch/release/description.json"
-swift build -c release --package-path Benchmarks --scratch-path "$scratch" --product bench-counts >&2
+swift build -c release --package-path Benchmarks --scratch-path "$scratch" "${release_flags[@]}" --product bench-counts >&2
 # valgrind's debuginfo reader gives up on the Swift toolchain's DWARF ("Possibly corrupted debuginfo file"):
 # callgrind only needs the code, so it runs a copy without debug info.
 bin=$scratch/bench-stripped/bench-counts
@@ -42,29 +57,112 @@ instructions() { # NAME N -> total Ir
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 
+per_unit_instructions() { # NAME UNITS -> instructions per unit, rounded
+    local low high ir_low ir_high
+    read -r low high < <(iterations "$1")
+    ir_low=$(instructions "$1" "$low")
+    ir_high=$(instructions "$1" "$high")
+    [ -n "$ir_low" ] && [ -n "$ir_high" ] || { echo "bench.sh: no callgrind total for $1" >&2; return 1; }
+    awk -v a="$ir_low" -v b="$ir_high" -v n=$((high - low)) -v u="$2" 'BEGIN { printf "%.0f", (b - a) / n / u }'
+}
+
+# The scenarios the budgets are about: one input event or one stream tick per unit.
+guarded() { "$bin" list | awk -F'\t' '$2 == "input event" || $2 == "tick"'; }
+
+if [[ $mode == --check || $mode == --record ]]; then
+    measured=$(mktemp)
+    trap 'rm -f "$measured"' EXIT
+    while IFS=$'\t' read -r name _ units; do
+        printf '%s\t%s\n' "$name" "$(per_unit_instructions "$name" "$units")" >> "$measured"
+    done < <(guarded)
+    if [[ $mode == --record ]]; then
+        mkdir -p "$(dirname "$thresholds")"
+        python3 - "$measured" "$thresholds" <<'EOF'
+import json, sys
+measured = dict(line.rstrip("\n").split("\t") for line in open(sys.argv[1]))
+missing = [name for name, value in measured.items() if not value]
+if missing:
+    sys.exit("bench.sh: no instruction count for %s; nothing recorded" % ", ".join(missing))
+doc = {
+    "about": "Instructions per unit (one input event or one stream tick) of the release build's bench-counts "
+             "scenarios under callgrind, SWIFT_DETERMINISTIC_HASHING=1. Re-record with scripts/bench.sh --record; "
+             "scripts/bench.sh --check fails when one rises more than tolerance_percent over its figure or above ceiling.",
+    "tolerance_percent": 10,
+    "ceiling": 10000,
+    "instructions": {name: int(value) for name, value in sorted(measured.items())},
+}
+with open(sys.argv[2], "w") as f:
+    json.dump(doc, f, indent=2)
+    f.write("\n")
+EOF
+        echo "bench.sh: recorded $thresholds:"
+        cat "$thresholds"
+        exit 0
+    fi
+    # The allocation guard's lines, its summary folded into the one below.
+    set +e
+    alloc_out=$("$bin" check)
+    set -e
+    grep -v '^bench: ' <<<"$alloc_out" || true
+    read -r a_passed a_failed < <(sed -n 's/^bench: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' <<<"$alloc_out")
+    [ -n "${a_passed:-}" ] || { echo "FAIL bench-counts check: no summary line"; a_passed=0; a_failed=1; }
+    python3 - "$measured" "$thresholds" "$a_passed" "$a_failed" <<'EOF'
+import json, sys
+measured = dict(line.rstrip("\n").split("\t") for line in open(sys.argv[1]))
+passed, failed = int(sys.argv[3]), int(sys.argv[4])
+try:
+    doc = json.load(open(sys.argv[2]))
+    recorded, tolerance, ceiling = doc["instructions"], doc["tolerance_percent"], doc["ceiling"]
+except (OSError, ValueError, KeyError) as error:
+    print("FAIL instructions: no thresholds in %s (%s); scripts/bench.sh --record writes them" % (sys.argv[2], error))
+    recorded, tolerance, ceiling = {}, 10, 10000
+for name, value in sorted(measured.items()):
+    if not value:
+        print("FAIL %s: callgrind gave no instruction count" % name)
+        failed += 1
+        continue
+    value = int(value)
+    print("METRIC instructions_per_unit_%s %d" % (name, value))
+    if name not in recorded:
+        ok, why = False, "not in the thresholds file (scripts/bench.sh --record)"
+    else:
+        limit = min(int(recorded[name] * (100 + tolerance) / 100), ceiling)
+        ok = value <= limit
+        why = "recorded %d, at most %d (+%d %%, ceiling %d)" % (recorded[name], limit, tolerance, ceiling)
+    print("%s %s: %d instructions per unit; %s" % ("ok  " if ok else "FAIL", name, value, why))
+    passed, failed = passed + ok, failed + (not ok)
+for name in sorted(set(recorded) - set(measured)):
+    print("FAIL %s: recorded but no longer a bench-counts scenario (scripts/bench.sh --record)" % name)
+    failed += 1
+print("bench: %d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
+EOF
+    exit $?
+fi
+
 printf '| %-22s | %-11s | %14s | %14s |\n' benchmark unit "instructions" "allocations"
 printf '|%s|%s|%s|%s|\n' "------------------------" "-------------" "---------------:" "---------------:"
 while IFS=$'\t' read -r name unit units; do
     read -r low high < <(iterations "$name")
-    ir_low=$(instructions "$name" "$low")
-    ir_high=$(instructions "$name" "$high")
+    per_ir=$(per_unit_instructions "$name" "$units")
     # Steady state: the mallocs of operations low+1…high only (bench-counts hooks malloc around each stretch).
     mallocs=$("$bin" allocs "$name" "$low" "$high" | sed -n 's/.*mallocs=\([0-9]*\).*/\1/p')
-    per_ir=$(awk -v a="$ir_low" -v b="$ir_high" -v n=$((high - low)) -v u="$units" 'BEGIN { printf "%.0f", (b - a) / n / u }')
     per_alloc=$(awk -v m="$mallocs" -v n=$((high - low)) -v u="$units" 'BEGIN { printf "%.2f", m / n / u }')
     printf '| %-22s | %-11s | %14s | %14s |\n' "$name" "$unit" "$per_ir" "$per_alloc"
 done < <("$bin" list)
 
-[[ ${1:-} == --rss ]] || exit 0
+[[ $mode == --rss ]] || exit 0
 
 # VmRSS of a running `carbridge run` against car-sim, after it has settled (3 s): debug, release, and
 # release with the Swift runtime and Foundation linked statically (its own scratch directory).
 for config in debug release static; do
     case $config in
-        static) swift build -c release --static-swift-stdlib --scratch-path "$root/.build-bench-static" --product carbridge >&2
+        static) swift build -c release --static-swift-stdlib "${release_flags[@]}" --scratch-path "$root/.build-bench-static" --product carbridge >&2
                 cb=$root/.build-bench-static/release/carbridge ;;
-        *)      swift build -c "$config" --scratch-path "$root/.build-bench-main" --product carbridge >&2
-                cb=$root/.build-bench-main/$config/carbridge ;;
+        release) swift build -c release "${release_flags[@]}" --scratch-path "$root/.build-bench-main" --product carbridge >&2
+                cb=$root/.build-bench-main/release/carbridge ;;
+        *)      swift build -c debug --scratch-path "$root/.build-bench-main" --product carbridge >&2
+                cb=$root/.build-bench-main/debug/carbridge ;;
     esac
     port=$((17000 + RANDOM % 1000))
     "$cb" car-sim --listen "127.0.0.1:$port" --quiet >/dev/null 2>&1 &

@@ -1,4 +1,4 @@
-# Sourced by scripts/rss.sh and scripts/symbol-order.sh.
+# Sourced by scripts/rss.sh and scripts/startup.sh.
 # start_car_sim BINARY: starts `BINARY car-sim` on a free loopback port in the background and returns once
 # the port accepts connections; sets $port, and $sim to its PID (the caller kills it).
 start_car_sim() {

@@ -20,9 +20,9 @@ root=$PWD
 scratch=$root/.build-release
 
 # lintian and man-db are for Tests/package/check.sh (the CI stage runs it right after this script).
-# libstdc++-12-dev: the static libstdc++.a linked in (below); binutils: nm, for the link order's coverage.
+# libstdc++-12-dev: the static libstdc++.a linked in (below).
 tools=(debhelper dpkg-dev lintian man-db libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config
-       libstdc++-12-dev binutils)
+       libstdc++-12-dev)
 missing=()
 for p in "${tools[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -39,18 +39,23 @@ command -v swift >/dev/null || { echo "package: no swift on PATH (Swift 6 from s
 
 # A failed run must not leave an older package behind for Tests/package/check.sh to pass on.
 rm -f "$scratch"/carbridge_*.deb
-# libstdc++ linked statically as well (Package.swift, CARBRIDGE_STATIC_LIBSTDCXX): a directory that holds
-# only the compiler's libstdc++.a, searched before the directory where libstdc++.so is.
+# libstdc++ linked statically as well: a directory that holds only the compiler's libstdc++.a, searched
+# (-L, ahead of the compiler's own directories) before the directory where libstdc++.so is, so the -lstdc++
+# that Swift's static runtime links with takes the archive: only the members the runtime and toml++ use are
+# linked in, and the process maps no libstdc++.so. Not for a dynamic build, whose libswiftCore.so loads
+# libstdc++.so anyway.
 libstdcxx=$(ls -1 /usr/lib/gcc/*/*/libstdc++.a 2>/dev/null | sort -V | tail -1)
 [ -n "$libstdcxx" ] || { echo "package: no libstdc++.a under /usr/lib/gcc (libstdc++-12-dev)" >&2; exit 1; }
 mkdir -p "$scratch/static-libstdc++"
 ln -sf "$libstdcxx" "$scratch/static-libstdc++/libstdc++.a"
+# The release link flags (scripts/release-flags.sh), plus the static libstdc++ directory.
+. scripts/release-flags.sh
 # Every product with the same flags, so no build invalidates another's modules. No RUNPATH: SwiftPM's
 # default $ORIGIN would make the loader look for each of the six shared libraries in /usr/bin (and its
 # glibc-hwcaps, tls and x86_64 subdirectories) first, 24 failed lookups at every start, and a library
 # search path in /usr/bin is not one a Debian binary should have (the Swift runtime is linked in).
-build=(env CARBRIDGE_STATIC_LIBSTDCXX="$scratch/static-libstdc++" swift build -c release --static-swift-stdlib
-       --disable-local-rpath --scratch-path "$scratch")
+build=(swift build -c release --static-swift-stdlib --disable-local-rpath --scratch-path "$scratch"
+       "${release_flags[@]}" -Xlinker -L -Xlinker "$scratch/static-libstdc++")
 "${build[@]}" --product carbridge
 "${build[@]}" --product carbridge-dashboard
 "${build[@]}" --product generate-manual
@@ -122,10 +127,3 @@ echo "package: .deb $(stat -c %s "$scratch/$deb") bytes; installed $(dpkg-deb -f
   "($(stat -c %s "$bin") bytes as built); /usr/libexec/carbridge/carbridge-dashboard" \
   "$(stat -c %s "$src/debian/carbridge/usr/libexec/carbridge/carbridge-dashboard") bytes stripped"
 echo "package: Depends: $(dpkg-deb -f "$scratch/$deb" Depends)"
-# How much of the link order still matches the code (Linker/README.md): names the binary no longer has
-# are ignored by the linker, and the run's new functions sit among the cold ones.
-for program in carbridge carbridge-dashboard; do
-  found=$(nm --defined-only "$scratch/release/$program" | awk 'NF == 3 { print $3 }' | sort -u |
-    comm -12 - <(sort -u "Linker/$program.order") | wc -l)
-  echo "package: Linker/$program.order: $found of $(wc -l < "Linker/$program.order") names are in $program"
-done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prints a 20 s evemu recording of an Xbox 360 pad for `carbridge run --replay` (scripts/rss.sh,
-# scripts/symbol-order.sh): Tests/DriveInputTests/Fixtures/xbox360-pad.evemu's header, engine on,
+# Prints a 20 s evemu recording of an Xbox 360 pad for `carbridge run --replay` (scripts/rss.sh):
+# Tests/DriveInputTests/Fixtures/xbox360-pad.evemu's header, engine on,
 # Speed+ three times, then a stick and trigger report every 20 ms, so a frame streams every period.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -5,10 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product carbridge
+. scripts/release-flags.sh
+swift build -c release "${release_flags[@]}" --product carbridge
 # `run` execs carbridge-dashboard from the same directory when the dashboard is on (--dashboard, or
 # [dashboard] listen in a --config file): build it too then.
 for arg in "$@"; do
-  case $arg in --dashboard* | --config*) swift build -c release --product carbridge-dashboard; break ;; esac
+  case $arg in --dashboard* | --config*) swift build -c release "${release_flags[@]}" --product carbridge-dashboard; break ;; esac
 done
 exec .build/release/carbridge run "$@"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command: builds carbridge and runs every test.
 #   scripts/test.sh              unit + end-to-end tests (swift test), the dashboard in a browser
-#                                (Tests/browser/run.sh), the allocation guard (Benchmarks/, release),
+#                                (Tests/browser/run.sh), the performance guard (Benchmarks/, release),
 #                                the Debian package (scripts/package.sh, Tests/package/check.sh), then the
 #                                real-kernel scenarios in a QEMU guest (Tests/kernel/run.sh --install)
 #   scripts/test.sh --fuzz       also 20 s of libFuzzer per fuzz target (scripts/fuzz.sh --seconds 20, about
@@ -11,14 +11,17 @@
 #                                about 20 s; installs its packages)
 #   scripts/test.sh --no-car     without the car firmware's stage (Tests/avr/run.sh: `make -C car`, its host unit
 #                                tests, carbridge driving the firmware on a simulated ATmega328P; about a minute)
-#   scripts/test.sh --no-bench   without the allocation guard (`bench-counts check`: 0 heap allocations per
-#                                input event and per stream tick; about 4 CPU-minutes of build on a cold
-#                                cache, under a second to run)
+#   scripts/test.sh --no-bench   without the performance guard (scripts/bench.sh --check: 0 heap allocations
+#                                per input event and per stream tick, instructions per event and tick within
+#                                10 % of Benchmarks/Thresholds/instructions.json and under 10,000; about 4
+#                                CPU-minutes of build on a cold cache, then about 20 s of callgrind)
 #   scripts/test.sh --no-package without the Debian package's stage (scripts/package.sh: a static release
 #                                build, dpkg-buildpackage; then Tests/package/check.sh: lintian, contents,
 #                                Depends, man pages, the binary without a Swift runtime). Its release
-#                                binary is the one the kernel stage's latency scenario measures; without
-#                                this stage the kernel stage builds its own
+#                                binary is the one the kernel stage's latency scenario measures and the one
+#                                whose start-up instructions are checked (scripts/startup.sh --check: at most
+#                                25 million from exec to the car's connect(2), a few seconds); without this
+#                                stage the kernel stage builds its own and the start-up check is skipped
 #   scripts/test.sh --no-system  without the Debian system stage (Tests/system/run.sh: the package installed by
 #                                apt on Debian 12 with systemd as PID 1 in a QEMU guest, carbridge@red driven
 #                                and killed there; about 4 minutes, plus a few for the image when it is not
@@ -27,6 +30,7 @@
 # Each stage's counts add up into the last line, `total: N passed, N failed` (one check per fuzz target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/release-flags.sh
 kernel=1
 fuzz=0
 browser=1
@@ -97,13 +101,10 @@ run_stage() {
   [ "$src" = 0 ] || rc=1
   if [ -n "$srecap" ]; then recap="$recap"$'\n'"$srecap"; fi
 }
-# The allocation budget (docs/performance.md): counted by malloc-interposer, identical on every
-# machine; wall time is never checked. One line per scenario, then `bench: N passed, N failed`.
+# The performance budgets (issue 30): allocations counted by malloc-interposer and instructions by callgrind,
+# identical on every machine; wall time is never checked. One line per check, then `bench: N passed, N failed`.
 bench_stage() {
-  # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
-  rm -f .build-bench/release.yaml .build-bench/release/description.json
-  swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product bench-counts >&2 &&
-    CARBRIDGE_CONFIG="$PWD/config/carbridge.toml" SWIFT_DETERMINISTIC_HASHING=1 .build-bench/release/bench-counts check
+  scripts/bench.sh --check
 }
 # The Debian package: built, then checked (its own `package: N passed, N failed`). A failed build still
 # runs the checks, which then report the missing package.
@@ -122,10 +123,10 @@ kernel_stage() {
   local lbin=()
   if [ "$package" = 1 ] && ls .build-release/carbridge_*.deb > /dev/null 2>&1 && [ -x .build-release/release/carbridge ]; then
     lbin=(--latency-bin "$PWD/.build-release/release/carbridge")
-  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" --product carbridge; then
+  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" "${release_flags[@]}" --product carbridge; then
     lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
   else
-    echo "kernel: the release build failed; scenario 11 measures the debug build and does not judge its bound"
+    echo "kernel: the release build failed; scenario 11 measures the debug build"
   fi
   Tests/kernel/run.sh --install "${lbin[@]}"
 }
@@ -147,6 +148,16 @@ if [ "$bench" = 1 ]; then run_stage bench bench_stage; fi
 stage_done bench
 if [ "$package" = 1 ]; then run_stage package package_stage; fi
 stage_done package
+# The start-up budget, on the package stage's static release binary (callgrind, deterministic).
+if [ "$package" = 1 ]; then
+  if [ -x .build-release/release/carbridge ] && ls .build-release/carbridge_*.deb > /dev/null 2>&1; then
+    run_stage startup scripts/startup.sh --check .build-release/release/carbridge
+  else
+    echo "FAIL: startup: the package stage built no binary to measure"
+    failed=$((failed + 1)); rc=1; recap="$recap"$'\n'"startup: no binary from the package stage"
+  fi
+fi
+stage_done startup
 # The package on a real Debian 12 with systemd as PID 1 (QEMU): the .deb the package stage built in this run
 # (package.sh deletes the old one first; if it built none, this stage fails at once rather than build it
 # again). With --no-package: the newest .deb in .build-release, or one Tests/system/run.sh builds.

@@ -15,14 +15,12 @@ for m in $(cat /modules.order); do
   insmod "/modules/$m" || echo "HARNESS-INIT: insmod $m failed"
 done
 
-ONLY=all; BIN=/mnt/repo/.build/debug/carbridge; LBIN=; MEASURE=; ROUNDS=0
+ONLY=all; BIN=/mnt/repo/.build/debug/carbridge; LBIN=
 for w in $(cat /proc/cmdline); do
   case "$w" in
     carbridge_only=*) ONLY="${w#*=}" ;;
     carbridge_bin=*) BIN="${w#*=}" ;;
     carbridge_latency_bin=*) LBIN="${w#*=}" ;;
-    carbridge_measure=*) MEASURE="${w#*=}" ;;
-    carbridge_rounds=*) ROUNDS="${w#*=}" ;;
   esac
 done
 NINEP="trans=virtio,version=9p2000.L,msize=262144"
@@ -54,7 +52,6 @@ cat > /newroot/run/stage2 <<STAGE2
 #!/bin/sh
 exec </dev/console >/dev/console 2>&1
 /usr/bin/env -i HOME=/root TERM=dumb REPO=/mnt/repo R=/mnt/results ONLY=$ONLY CARBRIDGE=$BIN CARBRIDGE_LATENCY=${LBIN:-$BIN} \
-  MEASURE=$MEASURE MEASURE_ROUNDS=$ROUNDS \
   /bin/bash /mnt/repo/Tests/kernel/guest/main.sh
 RC=\$?
 echo "GUEST_EXIT=\$RC" >> /mnt/results/results.txt

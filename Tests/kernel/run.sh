@@ -1,7 +1,7 @@
 #!/bin/bash
 # Real-kernel end-to-end tests for carbridge (issue 4), host side.
 #
-#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only N[,N...]] [--bin PATH] [--latency-bin PATH]
+#   Tests/kernel/run.sh [--install] [--timeout SECONDS] [--only ID[,ID...]] [--bin PATH] [--latency-bin PATH]
 #                       [--no-build]
 #
 # Boots Debian's own kernel (package linux-image-amd64) under qemu-system-x86_64 (TCG) with a small
@@ -9,30 +9,28 @@
 # overlay, so the Swift runtime and the freshly built carbridge run in the guest unchanged), the
 # repository read-only at /mnt/repo and Tests/kernel/out/results read-write at /mnt/results, then
 # switch_root's into it and runs guest/main.sh as PID 1. guest/main.sh proves the infrastructure
-# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (the numbers
-# that `guest/scenarios.py --list` prints). The C helpers of the latency scenario (guest/refreader.c,
+# (modules, udevd, uinput, btvirt + RFCOMM, mxc4005 on i2c-stub) and runs the scenarios (the IDs
+# that `guest/scenarios.py --list` prints: the numbers of its TITLES, then the NAMEs of the scenarios kept
+# in files of their own, guest/scenario_NAME.py). The C helpers of the latency scenario (guest/refreader.c,
 # guest/tcpcar.c) are compiled here, on the host, into Tests/kernel/build/.
 #
 #   --install      apt-get update + install the system packages (a fresh CI machine needs this)
 #   --timeout S    kill the guest after S seconds (default 1200); a timeout is a failure
-#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9 or 13) after the infrastructure checks
+#   --only LIST    run only these scenarios (e.g. 9 or 5,7,9 or 11,rumble) after the infrastructure checks
 #                  (also from the environment: KERNEL_TESTS_ONLY=5,7,9)
 #   --bin PATH     carbridge binary to test (default: .build/debug/carbridge, built if missing)
 #   --latency-bin PATH  the carbridge binary scenario 11 measures against the C reader (default: the
 #                  --bin binary). scripts/test.sh passes a release build: a debug build costs several times
-#                  the instructions per event and, under TCG, falls behind a 500 Hz pad; scenario 11 judges
-#                  its latency bound only for a release build (`carbridge --version` says "debug build")
+#                  the instructions per event and, under TCG, falls behind a 500 Hz pad
+#                  and so measures the queue, not the product
 #   --no-build     do not run `swift build` even if the binary is missing
-#   --measure TAG=PATH[,TAG=PATH...]  the binaries the measurement scenarios (90-92, never in a full run; see
-#                  README.md) compare, e.g. --only 90 --measure old=/tmp/a,new=.build-release/release/carbridge
-#   --rounds N     rounds of a measurement scenario (default: its own)
 #
 # Prints every PASS/FAIL line, the timing figures, the guest logs of failed scenarios, and as
 # its LAST line "N passed, N failed". Exit status 0 only if nothing failed and the guest finished.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; LBIN=""; BUILD=1; MEASURE=""; ROUNDS=0
+TIMEOUT=1200; INSTALL=0; ONLY=${KERNEL_TESTS_ONLY:-all}; BIN=""; LBIN=""; BUILD=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --install) INSTALL=1 ;;
@@ -41,19 +39,17 @@ while [ $# -gt 0 ]; do
     --bin) BIN=$2; shift ;;
     --latency-bin) LBIN=$2; shift ;;
     --no-build) BUILD=0 ;;
-    --measure) MEASURE=$2; shift ;;
-    --rounds) ROUNDS=$2; shift ;;
-    -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac; shift
 done
-# the scenario numbers: the keys of TITLES in guest/scenarios.py (no evdev needed to read them) and the
-# scenarios kept in files of their own (guest/scenario_N.py)
-SCENARIOS=$( { sed -n '/^TITLES = {/,/^}/p' "$HERE/guest/scenarios.py" | grep -oE '^ *[0-9]+:' | tr -d ' :'
-  for f in "$HERE"/guest/scenario_[0-9]*.py; do [ -e "$f" ] && basename "$f" .py | cut -d_ -f2; done; } | sort -n | tr '\n' ' ' | sed 's/ $//')
+# the scenario IDs: the keys of TITLES in guest/scenarios.py (no evdev needed to read them), then the NAMEs
+# of the scenarios kept in files of their own (guest/scenario_NAME.py)
+SCENARIOS=$( { sed -n '/^TITLES = {/,/^}/p' "$HERE/guest/scenarios.py" | grep -oE '^ *[0-9]+:' | tr -d ' :' | sort -n
+  for f in "$HERE"/guest/scenario_*.py; do [ -e "$f" ] && basename "$f" .py | sed 's/^scenario_//'; done | sort; } | tr '\n' ' ' | sed 's/ $//')
 if [ "$ONLY" != all ]; then
   for n in ${ONLY//,/ }; do
-    case " $SCENARIOS " in *" $n "*) ;; *) echo "run.sh: --only takes scenario numbers ($SCENARIOS), comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
+    case " $SCENARIOS " in *" $n "*) ;; *) echo "run.sh: --only takes scenario IDs ($SCENARIOS), comma-separated (got '$ONLY')" >&2; exit 2 ;; esac
   done
 fi
 T0=$(date +%s.%N)
@@ -143,18 +139,11 @@ if [ -n "$LBIN" ]; then
     say "WARNING: no binary at --latency-bin $LBIN; scenario 11 measures $GUEST_BIN"
   fi
 fi
-GUEST_MEASURE=""
-for item in ${MEASURE//,/ }; do
-  tag=${item%%=*}; path=$(readlink -f "${item#*=}" 2>/dev/null || echo "${item#*=}")
-  [[ $tag =~ ^[A-Za-z0-9_.-]+$ ]] && [ "$tag" != "$item" ] || { say "--measure takes TAG=PATH items (got '$item')"; finish 0 1; }
-  [ -x "$path" ] || { say "--measure $tag: no executable at $path"; finish 0 1; }
-  GUEST_MEASURE="$GUEST_MEASURE${GUEST_MEASURE:+,}$tag=$(guest_path "$path" "measure-$tag")"
-done
 T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 # Shows the guest's progress lines live while it runs.
 guest_boot "$TIMEOUT" "$OUT/console.log" '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN carbridge_measure=$GUEST_MEASURE carbridge_rounds=$ROUNDS" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none
@@ -167,7 +156,8 @@ if [ "$NFAIL" -gt 0 ]; then
   echo "===== console (last 60 lines of $OUT/console.log) ====="
   tail -n 60 "$OUT/console.log"
   if [ -f "$RES_DIR/dmesg.txt" ]; then echo "===== dmesg (last 40 lines) ====="; tail -n 40 "$RES_DIR/dmesg.txt"; fi
-  for failed in $(grep -oE '^FAIL: (scenario [0-9]+|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : "s"$3}' | sort -u); do
+  # a numbered scenario's logs are in sN/, a named one's in NAME/
+  for failed in $(grep -oE '^FAIL: (scenario [0-9A-Za-z_]+|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : ($3 ~ /^[0-9]+$/ ? "s"$3 : $3)}' | sort -u); do
     for f in "$RES_DIR/$failed"/*; do
       [ -s "$f" ] || continue
       echo "===== $failed: ${f#"$RES_DIR"/} (last 80 lines) ====="

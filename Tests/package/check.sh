@@ -97,23 +97,6 @@ check "carbridge does not link libsystemd (readelf -d: no NEEDED entry)" $? "$(r
 # The dashboard's code is only in carbridge-dashboard (Swift symbols name their module).
 ! grep -q HummingbirdCore "$bin" && grep -q HummingbirdCore "$dashboard"
 check "Hummingbird is linked into carbridge-dashboard only" $?
-# The functions one pad report runs (Linker/carbridge.steady) are linked together: about 37 kB, 11 pages in
-# 2026-11-27's build, 37 when swiftc put each file's private functions in one section (no -function-sections,
-# Package.swift) and 53 with the link order sorted by name. The packaged binary is stripped; the build has
-# the symbol table.
-steady_pages=$(nm -S --defined-only "$root/.build-release/release/carbridge" 2>/dev/null | /usr/bin/python3 -c '
-import sys
-steady = set(open(sys.argv[1]).read().split())
-pages = set()
-for line in sys.stdin:
-    fields = line.split()
-    if len(fields) == 4 and fields[3] in steady:
-        start, size = int(fields[0], 16), int(fields[1], 16)
-        pages.update(range(start // 4096, (start + max(size, 1) - 1) // 4096 + 1))
-print(len(pages))' Linker/carbridge.steady)
-[ -n "$steady_pages" ] && [ "$steady_pages" -gt 0 ] && [ "$steady_pages" -le 16 ]
-check "the per-report functions (Linker/carbridge.steady) lie in at most 16 pages of carbridge" $? \
-  "${steady_pages:-no symbol table in .build-release/release/carbridge} pages"
 # With no Swift toolchain on the library path at all: the static standard library is inside.
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= "$bin" --help > "$tmp/help" 2>&1 && grep -q "SUBCOMMANDS" "$tmp/help"
 check "the packaged binary runs --help" $? "$(head -3 "$tmp/help")"

@@ -581,9 +581,10 @@ class Scenario:
     """Collects the checks of one scenario; finish() writes its single PASS/FAIL line."""
 
     def __init__(self, number, title):
-        self.number = number
+        self.number = number   # a scenario of scenarios.py's TITLES (an int), or the NAME of guest/scenario_NAME.py
+        self.tag = "s%d" % number if isinstance(number, int) else number   # its METRIC prefix and results directory
         self.title = title
-        self.work = "/tmp/kt/s%d" % number
+        self.work = "/tmp/kt/" + self.tag
         shutil.rmtree(self.work, ignore_errors=True)
         os.makedirs(self.work)
         os.chmod(self.work, 0o777)
@@ -592,7 +593,7 @@ class Scenario:
         self.cleanups = []
         self.started = monotonic()
         sys.stdout = sys.stderr = open(os.path.join(self.work, "detail.log"), "w", buffering=1)
-        print("=== scenario %d: %s" % (number, title), flush=True)
+        print("=== scenario %s: %s" % (number, title), flush=True)
 
     def check(self, ok, what, detail=""):
         print("  %s %s%s" % ("ok  " if ok else "FAIL", what, (" -- " + str(detail)) if detail != "" and not ok else ""),
@@ -605,7 +606,7 @@ class Scenario:
         print("  .. " + text, flush=True)
 
     def metric(self, name, value, unit):
-        self.metrics.append("METRIC: s%d %s %s %s" % (self.number, name, ("%.1f" % value) if isinstance(value, float) else value, unit))
+        self.metrics.append("METRIC: %s %s %s %s" % (self.tag, name, ("%.1f" % value) if isinstance(value, float) else value, unit))
 
     def require(self, ok, what, detail=""):
         """A check whose failure makes the rest of the scenario meaningless."""
@@ -623,14 +624,14 @@ class Scenario:
                 cleanup()
             except Exception as error:   # cleanup must not hide the verdict
                 print("  cleanup error: %r" % error, flush=True)
-        dest = os.path.join(RESULTS, "s%d" % self.number)
+        dest = os.path.join(RESULTS, self.tag)
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(self.work, dest)
         for m in self.metrics:
             record(m)
-        name = "scenario %d: %s" % (self.number, self.title)
+        name = "scenario %s: %s" % (self.number, self.title)
         result(not self.failures, name, "; ".join(self.failures[:3]) + (" ..." if len(self.failures) > 3 else ""))
-        print("=== scenario %d done in %.1fs" % (self.number, monotonic() - self.started), flush=True)
+        print("=== scenario %s done in %.1fs" % (self.number, monotonic() - self.started), flush=True)
         return not self.failures
 
 

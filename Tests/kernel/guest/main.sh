@@ -1,9 +1,10 @@
 #!/bin/bash
 # PID 1 of the kernel-test guest (started by the initramfs after switch_root).
-# Environment: REPO (repository, read-only), R (results, writable), ONLY (all | N[,N...]), CARBRIDGE (binary),
+# Environment: REPO (repository, read-only), R (results, writable), ONLY (all | ID[,ID...]), CARBRIDGE (binary),
 # CARBRIDGE_LATENCY (the binary scenario 11 measures: a release build when run.sh has one).
 # 1. infrastructure: modules, systemd-udevd, uinput, btvirt controllers, RFCOMM car, mxc4005 on i2c-stub;
-# 2. the carbridge scenarios (scenarios.py N, every N of scenarios.py --list: its TITLES and guest/scenario_N.py files), each with its own PASS/FAIL line.
+# 2. the carbridge scenarios (scenarios.py ID, every ID of scenarios.py --list: the numbers of its TITLES and the
+#    NAMEs of guest/scenario_NAME.py), each with its own PASS/FAIL line.
 REPO=${REPO:-/mnt/repo}
 R=${R:-/mnt/results}
 ONLY=${ONLY:-all}
@@ -13,7 +14,7 @@ LOG=$R/infra/detail.log
 mkdir -p "$R/infra" /tmp/kt
 : > "$RES"; : > "$LOG"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE CARBRIDGE_LATENCY MEASURE MEASURE_ROUNDS
+export PYTHONDONTWRITEBYTECODE=1 REPO R CARBRIDGE CARBRIDGE_LATENCY
 PY=/usr/bin/python3
 up() { cut -d' ' -f1 /proc/uptime; }
 note() { echo "[$(up)] $*" >> "$LOG"; }
@@ -58,6 +59,8 @@ else fail "infra: no carbridge binary at $CARBRIDGE (swift build)"; fi
 # ---------- scenarios ----------
 if [ "$ONLY" = all ]; then LIST=$($PY "$G/scenarios.py" --list); else LIST=${ONLY//,/ }; fi
 for n in $LIST; do
+  # a numbered scenario's logs go to sN/, a named one's to NAME/ (kharness.Scenario.tag)
+  case $n in [0-9]*) tag=s$n ;; *) tag=$n ;; esac
   note "--- scenario $n"
   # 9 and 10 wait for RFCOMM flow control (about 15 s) and more; generous limits: the host may be loaded.
   # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
@@ -67,8 +70,8 @@ for n in $LIST; do
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then
     fail "scenario $n: the scenario script crashed or timed out (rc=$rc)"
   fi
-  mkdir -p "$R/s$n"; cp "/tmp/kt/scenario-$n.out" "$R/s$n/runner.out" 2>/dev/null
-  [ -s "$R/s$n/runner.out" ] || rm -f "$R/s$n/runner.out"
+  mkdir -p "$R/$tag"; cp "/tmp/kt/scenario-$n.out" "$R/$tag/runner.out" 2>/dev/null
+  [ -s "$R/$tag/runner.out" ] || rm -f "$R/$tag/runner.out"
 done
 
 kill $BTVIRT 2>/dev/null; wait $BTVIRT 2>/dev/null

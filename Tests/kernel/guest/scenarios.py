@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""The carbridge kernel scenarios, run one at a time: scenarios.py N.
+"""The carbridge kernel scenarios, run one at a time: scenarios.py N (a number of TITLES below) or scenarios.py
+NAME (guest/scenario_NAME.py, a scenario kept in a file of its own, named after what it tests).
 
 Each scenario checks many things and writes exactly one PASS/FAIL line (the first failed checks
-are named in it), timing figures as METRIC lines, and keeps its logs in $R/s<N>/:
+are named in it), timing figures as METRIC lines, and keeps its logs in $R/s<N>/ (or $R/<NAME>/):
 detail.log (every check), carbridge.log, car.log (every line the car received, CLOCK_MONOTONIC
 stamped), carbridge.toml. The car is hci1 ("RoboCar", channel 1); carbridge uses hci0.
 """
@@ -610,12 +611,7 @@ LAT_WARMUP = 100            # events written first and checked, but not in the f
 LAT_EVENTS = 1500           # measured events (3 s at 500 Hz)
 LAT_MAX_STREAM_S = 10.0     # a loaded host slows the writer down: stop writing after this long ...
 LAT_MIN_EVENTS = 300        # ... and fail with fewer measured events than this
-LAT_P50_SLACK_US = 50000.0  # the one bound: carbridge's p50 <= the reference's p50 + 50 ms, or <= 4 x it.
-LAT_P50_FACTOR = 4          # Not a timing target (the figures are METRICs): it catches carbridge falling
-                            # behind the pad, a queue of tens to hundreds of ms (a debug build: 34-293 ms),
-                            # while a release build's p50 varied 1.9-7.3 ms between runs under TCG;
-LAT_JUDGED_RATE = 0.8       # judged only if the writer held 80 % of LAT_RATE_HZ: a guest starved by its host
-                            # (e.g. several TCG guests on 2 cores) only gets a NOTE, the figures stay METRICs
+LAT_STARVED_RATE = 0.8      # below 80 % of LAT_RATE_HZ the writer was starved by its host: said in a NOTE
 LAT_PORTS = (7011, 7012)    # the TCP car's ports: carbridge's, the reference reader's
 LAT_STEER = {-2: -30000, -1: -16000, 0: 0, 1: 16000, 2: 30000}   # ABS_X for each range A
 
@@ -747,7 +743,8 @@ def scenario_11(sc):
     # the frames merged in a trial run); this scenario measures the input -> car path, scenarios 9/10 the rule
     cfg = k.base_config(None, url="tcp://127.0.0.1:%d" % cb_port, link_extra="max_in_flight = 64\n",
                         extra='\n[throttle]\naxis = "ABS_RZ"\n')   # deadzone 0.05, full scale 240
-    # the binary measured: run.sh --latency-bin (scripts/test.sh passes a release build), else the tested one
+    # the binary measured: run.sh --latency-bin (scripts/test.sh passes a release build), else the tested one;
+    # a debug build costs several times the instructions per event and falls behind a 500 Hz pad under TCG
     version = subprocess.run([k.CARBRIDGE_LATENCY, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     debug_build = "debug build" in version
     sc.note("measuring %s (%s)" % (k.CARBRIDGE_LATENCY, version or "no --version output"))
@@ -850,7 +847,7 @@ def scenario_11(sc):
         return lines, out, bad
     cb_lines, cb_events, cb_bad = events_of(cb_stream, want_cb) if got_cb != want_cb else (cb_stream, list(range(n_total)), [])
     rate = (n_total - 1) / span
-    starved = rate < LAT_JUDGED_RATE * LAT_RATE_HZ
+    starved = rate < LAT_STARVED_RATE * LAT_RATE_HZ
     sc.metric("carbridge_frames_out_of_order", len(cb_bad), "frames")
     if cb_bad:
         # seen only on a starved guest, after SYN_DROPPED: libevdev's resync reads the state after reports that
@@ -922,23 +919,12 @@ def scenario_11(sc):
     paired = [a - b for a, b in zip(cb_lat, ref_lat)]
     sc.metric("latency_paired_diff_p50", k.percentile(paired, 50), "us")
     sc.metric("stamps_inexact", cb_inexact + ref_inexact, "lines")
-    bound = max(figures[50][1] + LAT_P50_SLACK_US, LAT_P50_FACTOR * figures[50][1])
-    if debug_build:
-        # a debug build spends several times the instructions per event (no optimisation); under TCG that
-        # is more than a 500 Hz pad leaves, so it falls behind and its latency is its queue, not the product's
-        verdict = "within" if figures[50][0] <= bound else "NOT within"
-        console("NOTE: s11 p50 bound not judged: a debug build was measured (run.sh --latency-bin takes a "
-                "release build); carbridge p50 %.0f us is %s the bound %.0f us" % (figures[50][0], verdict, bound))
-        return
-    if starved:
-        verdict = "within" if figures[50][0] <= bound else "NOT within"
-        sc.note("p50 bound not judged: the writer held only %.0f Hz of %d (a starved guest); carbridge's p50 %.0f us "
-                "is %s the bound %.0f us" % (rate, LAT_RATE_HZ, figures[50][0], verdict, bound))
-        console("NOTE: s11 p50 bound not judged (writer %.0f Hz of %d: starved guest); carbridge p50 %s the bound"
-                % (rate, LAT_RATE_HZ, verdict))
-        return
-    sc.check(figures[50][0] <= bound, "carbridge's p50 <= the reference's + %.0f ms (or x%d on a slow guest)"
-             % (LAT_P50_SLACK_US / 1000, LAT_P50_FACTOR), "%.0f us vs %.0f us" % (figures[50][0], figures[50][1]))
+    # The latency and CPU figures against the C reader are reported side by side, not judged: under TCG they
+    # move with the host's load, and the performance budgets are counted deterministically on the host
+    # (Benchmarks/Thresholds, scripts/rss.sh, scripts/startup.sh).
+    console("NOTE: s11 %s build, writer %.0f Hz of %d%s: p50 carbridge %.0f us, C reader %.0f us (reported, not judged)"
+            % ("debug" if debug_build else "release", rate, LAT_RATE_HZ, " (starved guest)" if starved else "",
+               figures[50][0], figures[50][1]))
 
 
 TITLES = {
@@ -952,11 +938,9 @@ TITLES = {
     8: "udev rules + unprivileged user in the configured group opens pad and IIO",
     9: "RFCOMM car stops reading -> stall noticed, link closed, backlog <= its buffer + max_in_flight, reconnect",
     10: "comparison: the stalled car with max_in_flight 64 and no stall timeout (old behaviour) -> stale backlog",
-    11: "latency: 500 Hz stick + trigger reports via uinput to a TCP car, carbridge vs a C libevdev reader, one run",
+    11: "latency: 500 Hz stick + trigger reports via uinput to a TCP car, carbridge and a C libevdev reader side by side (figures reported)",
     13: "bluetoothd: unprivileged scan, pair with PIN (wrong PIN fails), run --link rfcomm://NAME (SDP channel), raw fallback",
 }
-
-MEASUREMENTS_FROM = 90   # scenario numbers from here on measure (figures, no verdict) and are never in a full run
 
 
 class TimeLimit(Exception):
@@ -971,16 +955,16 @@ def on_sigterm(*_):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--list"]:   # the scenario numbers, for run.sh and main.sh
+    if sys.argv[1:] == ["--list"]:   # the scenarios, for run.sh and main.sh: numbers first, then names
         import glob
-        own = [int(os.path.basename(f)[len("scenario_"):-3])
-               for f in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario_[0-9]*.py"))]
-        # 90 and above are measurements (scenario_90.py ...): run only when named with --only
-        print(" ".join(str(n) for n in sorted(set(TITLES) | set(own)) if n < MEASUREMENTS_FROM))
+        own = sorted(os.path.basename(f)[len("scenario_"):-3]
+                     for f in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario_*.py")))
+        print(" ".join([str(n) for n in sorted(TITLES)] + own))
         sys.exit(0)
-    n = int(sys.argv[1])
-    # A scenario kept in a file of its own (guest/scenario_N.py: TITLE and run(sc)).
-    own_file = None if n in TITLES else __import__("scenario_%d" % n)
+    # A number is one of TITLES; a name, a scenario kept in a file of its own (guest/scenario_NAME.py: TITLE
+    # and run(sc)).
+    n = int(sys.argv[1]) if sys.argv[1].isdigit() else sys.argv[1]
+    own_file = None if n in TITLES else __import__("scenario_%s" % n)
     sc = Scenario(n, TITLES[n] if own_file is None else own_file.TITLE)
     # main.sh's `timeout` sends SIGTERM: stop the car and carbridge (cleanups) and keep the logs, so a
     # slow scenario does not leave a car holding channel 1 for the next one.

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 16: hands-free on a balance board, driving a TCP car.
+"""Scenario balance_board: hands-free on a balance board, driving a TCP car.
 
 The kernel's hid-wiimote driver makes a Wii Balance Board an evdev device named "Nintendo Wii Remote
 Balance Board" (bus Bluetooth, 057e:0306) with BTN_A and four load cells on ABS_HAT0X (top right),
@@ -10,7 +10,7 @@ arm_after_s (the engine goes on; nothing is sent) -> lean forward a little (M,0,
 (M,0,120,1) -> lean left (L,-1,120,1) -> step off at speed -> the stop frame within 100 ms ->
 E,0,0,0 engine_off_after_s later. Nobody presses anything.
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import os, signal, subprocess, time
 from evdev import UInput, AbsInfo, ecodes as e

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 21: an IIO accelerometer's pitch is the throttle (issue 16), hands-free, on a TCP car.
+"""Scenario tilt_throttle: an IIO accelerometer's pitch is the throttle (issue 16), hands-free, on a TCP car.
 
 The real mxc4005 IIO driver on i2c-stub (scenario 3's sensor; each pose one I2C block write of X/Y/Z) with `[steering] source = "tilt"`, `[throttle] source = "tilt"` and `[handsfree] arm_tilt = true`,
 as config/handsfree-tilt.toml sets a tilt rig up. Nobody presses anything:
@@ -18,12 +18,12 @@ as config/handsfree-tilt.toml sets a tilt rig up. Nobody presses anything:
 
 The car's receive times (guest/tcpcar.c, CLOCK_MONOTONIC) are compared with the time just before each
 register write (an I2C_SMBUS ioctl from this process) or the unbind began. Run by scenarios.py (its
-__main__ loads scenario_N.py for numbers it does not define itself).
+__main__ loads scenario_NAME.py for the names it is given).
 """
 import ctypes, fcntl, math, os, signal, subprocess, threading, time
 import kharness as k
 from kharness import Carbridge, StubAccelerometer, monotonic
-from scenario_12 import NotifySocket
+from scenario_two_instances import NotifySocket
 
 TITLE = "tilt throttle from the real mxc4005 IIO driver: arm held level (a wobble restarts), pitch steps of 10, lean back and unbind -> stop"
 PORT = 47021

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 19: a generic DragonRise pad drives with the default config (issue 19).
+"""Scenario generic_pad: a generic DragonRise pad drives with the default config (issue 19).
 
 A cheap USB pad goes through hid-generic and reports BTN_TRIGGER ... BTN_BASE6 and axes X Y Z RX RZ
 plus a hat, none of which the default [buttons] table names. This uinput pad looks like one
@@ -10,7 +10,7 @@ version 0x0107, reached as SDL does without the version), say so in its log, and
 y/north (BTN_TRIGGER) = gear, the left stick (ABS_X, 0..255) steers. Before the layouts, no button
 did anything: the car got only the handshake.
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import re, time
 from evdev import AbsInfo, UInput, ecodes as e

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 23: the kernel drops a pad's events (SYN_DROPPED) while carbridge is stopped; resumed, carbridge
+"""Scenario syn_dropped: the kernel drops a pad's events (SYN_DROPPED) while carbridge is stopped; resumed, carbridge
 takes the pad's state from the kernel (EVIOCGKEY, EVIOCGABS), so a button pressed in the dropped part counts.
 
 carbridge reads its pads raw and, after SYN_DROPPED, discards up to the next SYN_REPORT and asks the kernel for
@@ -9,7 +9,7 @@ among the dropped events; carbridge is continued. Without the kernel's state the
 key it knew (none) and the press would be lost: S would stay 10. A second reader of the same node, never read
 during the flood, shows that its buffer overflowed (SYN_DROPPED).
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import signal, time
 from evdev import InputDevice, ecodes as e

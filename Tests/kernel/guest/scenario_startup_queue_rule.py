@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 22: the release build's start-up, and the kernel-queue rule at 500 Hz (issue 17, items 5 and 2).
+"""Scenario startup_queue_rule: the release build's start-up, and the kernel-queue rule at 500 Hz (issue 17, items 5 and 2).
 
 Start-up: carbridge (run.sh --latency-bin, the release build scripts/test.sh passes; else the tested
 binary) is started against the TCP car (guest/tcpcar.c): exec -> the car's accept (link up) and exec ->
@@ -19,7 +19,7 @@ the motion frames written, those a newer one replaced while they waited (coalesc
 frames that waited were held. Reported as METRIC lines (issue 17 measured 81 of 2,100 frames
 coalesced while a held frame was rechecked only every 10 ms).
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import os, re, shutil, signal, subprocess, time
 from evdev import ecodes as e
@@ -97,7 +97,7 @@ def run(sc):
         sc.metric("startup_exec_to_connected_local", k.percentile(connected[1:], 50), "ms")
     if len(first_frame) > 1:
         sc.metric("startup_exec_to_first_frame_local", k.percentile(first_frame[1:], 50), "ms")
-    k.console("NOTE: s22 exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs (goal < 200 ms in the guest)"
+    k.console("NOTE: startup_queue_rule exec -> connected: %.0f ms from the 9p share, %s ms from tmpfs"
               % (share_connected[0], ", ".join("%.0f" % c for c in connected)))
 
     # -- where the start-up goes: floors and parts, each the median of FLOOR_RUNS (exec -> exit or -> the
@@ -136,7 +136,7 @@ def run(sc):
     if replay_connected:
         parts.append(("startup_exec_to_connected_without_udev", k.percentile(replay_connected, 50)))
         sc.metric(parts[-1][0], parts[-1][1], "ms")
-    k.console("NOTE: s22 start-up parts (median of %d): %s" % (FLOOR_RUNS, ", ".join("%s %.0f ms" % p for p in parts)))
+    k.console("NOTE: startup_queue_rule start-up parts (median of %d): %s" % (FLOOR_RUNS, ", ".join("%s %.0f ms" % p for p in parts)))
 
     # -- the kernel-queue rule at 500 Hz with max_in_flight 2
     os.makedirs(os.path.join(sc.work, "held"), exist_ok=True)
@@ -162,7 +162,7 @@ def run(sc):
         rss = [int(line.split()[1]) for line in f if line.startswith("VmRSS:")]
     if rss:
         sc.metric("held_run_rss", rss[0], "KiB")
-        k.console("NOTE: s22 VmRSS of carbridge run after the 500 Hz stream with a uinput pad: %d KiB" % rss[0])
+        k.console("NOTE: startup_queue_rule VmRSS of carbridge run after the 500 Hz stream with a uinput pad: %d KiB" % rss[0])
     pad.press(e.BTN_START, "engine off")
     time.sleep(0.5)
     sc.check(cb.stop(signal.SIGTERM, 5) is not None, "carbridge exits within 5 s of SIGTERM after the 500 Hz run")
@@ -190,6 +190,6 @@ def run(sc):
     # Every motion frame carbridge wrote reached the car (the handshake and E frames are not motion frames).
     sc.check(len(motion) == written, "the car received every motion frame carbridge wrote (%d)" % written,
              "%d at the car" % len(motion))
-    k.console("NOTE: s22 500 Hz (writer %.0f Hz), max_in_flight 2: %d motion frames written, %d coalesced, %d held%s"
+    k.console("NOTE: startup_queue_rule 500 Hz (writer %.0f Hz), max_in_flight 2: %d motion frames written, %d coalesced, %d held%s"
               % (rate, written, coalesced, held,
                  "" if stats.group(4) is None else " (waited p50 %s ms, max %s ms)" % (stats.group(4), stats.group(6))))

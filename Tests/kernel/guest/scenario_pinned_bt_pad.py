@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 14: two identical Bluetooth pads, one pinned by its address.
+"""Scenario pinned_bt_pad: two identical Bluetooth pads, one pinned by its address.
 
 A Bluetooth gamepad reaches evdev through BlueZ's HID plugins, which create the HID device through
 /dev/uhid with the bus set to Bluetooth and `uniq` set to the pad's address; the kernel's hid-generic
@@ -9,7 +9,7 @@ config pins the second one to appear by its address (in upper case; the kernel w
 carbridge must ignore the first pad, open the second, drive only from it, stop when it goes, and not
 fall back to the other pad.
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import os, re, signal, struct, subprocess, time
 from evdev import ecodes as e

@@ -1,11 +1,11 @@
 #!/usr/bin/python3
-"""Scenario 12: two cars, two pads, two carbridge processes on one machine (as two instances of
+"""Scenario two_instances: two cars, two pads, two carbridge processes on one machine (as two instances of
 config/carbridge@.service): each config pins its own pad (by name) and its own car (RFCOMM
 channel 1 and 2 of the car controller hci1), each runs under its own NOTIFY_SOCKET with a watchdog,
 and the red one has a kiosk turn limit. Each pad drives only its own car; a turn ending on one car
 leaves the other driving; SIGTERM stops both.
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import os, re, signal, socket, subprocess, threading, time
 from evdev import ecodes as e

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Scenario 20: the pad's rumble tells the driver what the car is doing (issue 19), driving a TCP car.
+"""Scenario rumble: the pad's rumble tells the driver what the car is doing (issue 19), driving a TCP car.
 
 A uinput pad with EV_FF/FF_RUMBLE (Xbox-360-like, like xpad makes it) whose test side plays the pad's
 driver: it reads the EV_UINPUT requests from its uinput fd, answers each upload (UI_BEGIN_FF_UPLOAD /
@@ -23,7 +23,7 @@ Before the uploads moved off the event loop (RumbleMotor's init ran in InputCoor
 loop's thread), C and D failed: no frame for the 8 s of slow uploads, and none until the kernel's 30 s
 timeout with the mute pad.
 
-Run by scenarios.py (its __main__ loads scenario_N.py for numbers it does not define itself).
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import ctypes, fcntl, glob, os, select, signal, struct, subprocess, threading, time
 from evdev import AbsInfo, UInput, ff, ecodes as e
