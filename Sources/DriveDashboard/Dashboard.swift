@@ -245,23 +245,22 @@ final class DashboardLoop: RunSubscriber {
 
     func receive(_ event: RunEvent) {
         switch event {
-        case .state(let state):
-            metrics.drive(state)
-        case .delivered(let frame, let time):
-            metrics.sent(frame)
-            if handshakePending {
-                handshakePending = false
-                metrics.handshakes.increment()
+        case .step(let step):
+            for frame in step.frames {
+                metrics.sent(frame)
+                if handshakePending {
+                    handshakePending = false
+                    metrics.handshakes.increment()
+                }
+                recentFrames.append((frame, step.time))
             }
-            recentFrames.append((frame, time))
             if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
+            if step.control == .inputLost { metrics.inputLostStops.increment() }
+            metrics.drive(step.state)
         case .link(let state):
             linkChanged(to: state)
         case .carLine:
             metrics.carLines.increment()
-        case .applied(let control, let state, _):
-            if control == .inputLost { metrics.inputLostStops.increment() }
-            metrics.drive(state)
         case .notice, .logLine, .device, .handsFree, .feedback:
             break
         }

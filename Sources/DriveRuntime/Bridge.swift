@@ -75,8 +75,8 @@ public final class Bridge {
                 note("the steering device is missing: Speed+ ignored until it is back")
             }
         }
-        deliver(frames, at: now)
-        events.publish(.applied(control, state: machine.state, at: now))
+        let sent = deliver(frames, at: now)
+        events.publish(.step(DriveStep(control: control, frames: sent, state: machine.state, time: now)))
     }
 
     /// SIGTSTP: S := 0 and the stop frame (engine stays on), flushed to the car within `flushWithin`,
@@ -85,8 +85,7 @@ public final class Bridge {
         loop.assertOnLoopThread()
         let now = loop.now()
         let frames = machine.handle(.suspend, at: now)
-        deliver(frames, at: now)
-        events.publish(.state(machine.state))
+        publishStep(deliver(frames, at: now), at: now)
         let logger = self.logger
         link.flush(within: flushWithin) { result in
             logger.info("suspending: \(frames.isEmpty ? "engine off, nothing to stop" : "stop frame \(frames.map(\.text).joined(separator: " ")) \(result)")")
@@ -107,11 +106,11 @@ public final class Bridge {
         guard !shuttingDown else { return }
         let now = loop.now()
         let frames = machine.handle(.shutdown, at: now)
-        deliver(frames, at: now)
+        let delivered = deliver(frames, at: now)
         shuttingDown = true
         timer.cancel()
         logger.info("shutting down (\(reason))")
-        events.publish(.state(machine.state))
+        publishStep(delivered, at: now)
         let sent = frames.map(\.text).joined(separator: " ")
         let (link, logger) = (self.link, self.logger)
         link.shutdown(flushWithin: flushWithin) { result in
@@ -128,25 +127,32 @@ public final class Bridge {
         }
     }
 
-    private func deliver(_ frames: FrameBatch, at now: Instant) {
+    /// Hands `frames` to the link while it is up, re-arms the timer, and returns the frames handed over.
+    private func deliver(_ frames: FrameBatch, at now: Instant) -> FrameBatch {
+        var sent = FrameBatch()
         for frame in frames where link.state.isUp {
             link.send(frame)
             framesSent += 1
             onFrame?(frame, now)
-            events.publish(.delivered(frame, at: now))
+            sent.append(frame)
         }
         timer.arm(at: shuttingDown ? nil : machine.nextDeadline)
+        return sent
+    }
+
+    /// Publishes a step that no control caused (a tick, a link change, a suspend, the shutdown).
+    private func publishStep(_ frames: FrameBatch, at now: Instant) {
+        events.publish(.step(DriveStep(frames: frames, state: machine.state, time: now)))
     }
 
     private func timerFired() {
         let now = loop.now()
         let frames = machine.tick(at: now)
         if machine.lastTimedStop == .idleTimeout { note("idle timeout: engine off") }
-        deliver(frames, at: now)
+        publishStep(deliver(frames, at: now), at: now)
         if case .turnLimit(let limit)? = machine.lastTimedStop {
             note("session limit (\(Self.seconds(limit)) s): engine off; Engine starts the next turn")
         }
-        events.publish(.state(machine.state))
     }
 
     private func linkChanged(to state: LinkState) {
@@ -155,16 +161,15 @@ public final class Bridge {
         switch state {
         case .up:
             note("link up: \(link.name)")
-            deliver(machine.handle(.linkUp, at: now), at: now)
+            publishStep(deliver(machine.handle(.linkUp, at: now), at: now), at: now)
             onLinkUp?()
         case .down(let reason):
             let moving = machine.state.speed > 0
-            deliver(machine.handle(.linkLost, at: now), at: now)
+            publishStep(deliver(machine.handle(.linkLost, at: now), at: now), at: now)
             note("link down: \(reason)\(moving ? " (speed reset to 0)" : "")")
         case .connecting, .closed:
-            break
+            publishStep(FrameBatch(), at: now)
         }
-        events.publish(.state(machine.state))
     }
 
     private func carSaid(_ line: CarLine) {

@@ -51,18 +51,18 @@ public final class FeedbackService: RunService, RunSubscriber {
 
     public func receive(_ event: RunEvent) {
         switch event {
-        case .state(let state):
-            follow(state, at: loop.now())
+        case .step(let step):
+            // The control first, against the state before it (Speed+ at the cap), then the state it left.
+            if let control = step.control, FeedbackPlanner.answers(control) {
+                tell(planner.handle(.applied(control), at: step.time))
+            }
+            follow(step.state, at: step.time)
         case .link(let state):
             tell(planner.handle(.link(up: state.isUp), at: loop.now()))
-        case .applied(let control, let state, let time):
-            // The control first, against the state before it (Speed+ at the cap), then the state it left.
-            if FeedbackPlanner.answers(control) { tell(planner.handle(.applied(control), at: time)) }
-            follow(state, at: time)
         case .device(let change):
             guard let node = change.gamepadNode else { return }
             if change.opened { openMotor(node, key: change.key) } else { closeMotor(key: change.key) }
-        case .delivered, .carLine, .notice, .logLine, .handsFree, .feedback:
+        case .carLine, .notice, .logLine, .handsFree, .feedback:
             break
         }
     }

@@ -55,10 +55,7 @@ final class InputMapping: RunSubscriber {
     }
 
     func receive(_ event: RunEvent) {
-        switch event {
-        case .state(let state), .applied(_, let state, _): mapper.driveState = state
-        default: break
-        }
+        if case .step(let step) = event { mapper.driveState = step.state }
     }
 
     private func tick() {

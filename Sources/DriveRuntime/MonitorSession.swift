@@ -58,7 +58,7 @@ public final class MonitorSession {
         let coordinator = inputs
         inputs.onControl = { [unowned coordinator] control in
             printer.control(control)
-            coordinator.receive(.state(printer.driveState))
+            coordinator.receive(.step(DriveStep(control: control, state: printer.driveState, time: loop.now())))
         }
         inputs.onDeviceChange = { change in
             printer.flush()

@@ -4,11 +4,9 @@ import DriveLink
 /// Something that happened in a run, as every subscriber of the run's `RunEvents` hears of it: what the
 /// bridge did, what the input devices did, and what the feedback decided.
 public enum RunEvent {
-    /// The drive state after a control, a timer tick, a link change, a suspend or the shutdown (it may be
-    /// unchanged).
-    case state(DriveState)
-    /// `frame` was handed to the link at `time`.
-    case delivered(Frame, at: Instant)
+    /// One step of the drive machine: a control applied, a timer tick, a link change, a suspend or the
+    /// shutdown, with the frames handed to the link and the state it left.
+    case step(DriveStep)
     /// The link is now `state` (published before the safety frames that follow it).
     case link(LinkState)
     /// The car sent `line`.
@@ -17,9 +15,6 @@ public enum RunEvent {
     case notice(String, at: Instant)
     /// A line of the run's log, already formatted (while the live view shows the log among the notices).
     case logLine(String)
-    /// `control` was applied at `time` (from any input source; published after its frames were delivered),
-    /// leaving the drive state `state` (it may be unchanged).
-    case applied(Control, state: DriveState, at: Instant)
     /// An input device was opened or closed.
     case device(InputDeviceChange)
     /// The hands-free rider's reading after a frame or a tick (only when something is hands-free).

@@ -40,12 +40,13 @@ public final class RunViewModel: RunSubscriber {
 
     public func receive(_ event: RunEvent) {
         switch event {
-        case .state(let state), .applied(_, let state, _):
-            guard state != snapshot.state else { return }
-            snapshot.state = state
-        case .delivered(let frame, let time):
-            snapshot.lastFrame = (frame, time)
-            snapshot.framesSent += 1
+        case .step(let step):
+            guard !step.frames.isEmpty || step.state != snapshot.state else { return }
+            if let last = step.frames.last {
+                snapshot.lastFrame = (last, step.time)
+                snapshot.framesSent += step.frames.count
+            }
+            snapshot.state = step.state
         case .link(let state):
             snapshot.linkStatus = state.description
         case .carLine(let line):

@@ -114,10 +114,10 @@ final class SystemdNotifierTests: XCTestCase {
         var moving = DriveState()
         moving.engineOn = true
         moving.speed = 40
-        tell(.state(moving))
+        tell(.step(DriveStep(state: moving, time: loop.now())))
         // Frames delivered every 50 ms change the view, not the status.
         for _ in 0..<20 {
-            tell(.delivered(moving.motionFrame, at: loop.now()))
+            tell(.step(DriveStep(frames: [moving.motionFrame], state: moving, time: loop.now())))
             try run(milliseconds: 50)
         }
         XCTAssertEqual(sent.map(\.text), [
