@@ -138,8 +138,7 @@ public final class ConfigDocument {
 
     /// Finds the line of every table header and `key = value` line (for messages at file:line). On the
     /// UTF-8 bytes, so a line is what ends at a `\n` (a `\r\n` too: as `Character`s those were one
-    /// grapheme and never split) and a config file costs no `Character` walk (it was a third of the
-    /// start-up's instructions).
+    /// grapheme and never split) and a config file costs no `Character` walk.
     private func indexLines(_ text: String) {
         var table = ""
         var number = 0

@@ -44,9 +44,9 @@ public struct TiltAxes: Hashable, Sendable, CustomStringConvertible {
         self.init(lateral: lateral, vertical: vertical)
     }
 
-    /// `part` without the spaces at either end. Index walking, not `drop`/`reversed()`: those wrappers'
-    /// generic types are instantiated at run time, 2.2 million instructions at every start (the
-    /// default value is parsed when the config keys are first used).
+    /// `part` without the spaces at either end. Index walking, not `drop`/`reversed()`, whose wrappers'
+    /// generic types would be instantiated at run time at every start (the default value is parsed when
+    /// the config keys are first used).
     private static func trimmingSpaces(_ part: Substring) -> String {
         var start = part.startIndex
         var end = part.endIndex
