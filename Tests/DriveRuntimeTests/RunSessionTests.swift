@@ -226,6 +226,10 @@ final class RunSessionTests: XCTestCase {
         try session.start()
         XCTAssertEqual(
             session.services?.services.map(\.name), ["terminal", "signals", "RecordingExtension", "link", "feedback", "inputs", "systemd"])
+        // One list of subscribers, the view model first, so that every view reads a snapshot that has the event.
+        XCTAssertEqual(
+            session.events?.subscribers.map { String(describing: Swift.type(of: $0)) },
+            ["RunViewModel", "FeedbackService", "TerminalService", "SystemdService"])
         XCTAssertTrue(link.started)
         XCTAssertTrue(Self.isRaw(slave), "the terminal service took the keyboard")
         // The stop signals are watched before anything starts; SIGTTIN/SIGTTOU only once the terminal is set up.
@@ -238,6 +242,7 @@ final class RunSessionTests: XCTestCase {
         signals.deliver(SIGTERM)
         _ = try runUntilStopped()
         XCTAssertEqual(session.finish(), 0)
+        XCTAssertEqual(session.events?.subscribers.count, 0, "the run's end lets every subscriber go")
         XCTAssertEqual(events.filter { $0.hasPrefix("extension") }, ["extension start", "extension stop"])
         XCTAssertFalse(Self.isRaw(slave), "the terminal was given back when the services stopped")
     }
