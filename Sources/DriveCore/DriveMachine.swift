@@ -63,9 +63,13 @@ public struct DriveMachine {
         return lastActivity.advanced(by: timeout)
     }
 
-    /// The earliest instant `tick` has work; nil when nothing is scheduled (an idle bridge never wakes).
-    public var nextDeadline: Instant? {
-        Self.earliest(Self.earliest(streamDeadline, idleDeadline), state.engineOn ? turn?.deadline : nil)
+    /// The earliest instant `tick` has work; nil when nothing is scheduled (an idle bridge never wakes). Kept
+    /// up to date by `handle` and `tick`.
+    public private(set) var nextDeadline: Instant?
+
+    /// Works `nextDeadline` out again, at the end of `handle` and `tick`.
+    private mutating func updateNextDeadline() {
+        nextDeadline = Self.earliest(Self.earliest(streamDeadline, idleDeadline), state.engineOn ? turn?.deadline : nil)
     }
 
     private static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
@@ -162,6 +166,7 @@ public struct DriveMachine {
             if state.engineOn { turnEngineOff(at: now, into: &frames) }
         }
         turn?.follow(engineOn: state.engineOn, at: now)
+        updateNextDeadline()
         return linkIsUp ? frames : FrameBatch()
     }
 
@@ -189,6 +194,7 @@ public struct DriveMachine {
             lastTimedStop = .turnLimit(turn.limit)
         }
         turn?.follow(engineOn: state.engineOn, at: now)
+        updateNextDeadline()
         return linkIsUp ? frames : FrameBatch()
     }
 

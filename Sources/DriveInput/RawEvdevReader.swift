@@ -77,7 +77,8 @@ public final class RawEvdevReader {
     /// Starts watching the fd on the loop.
     public func start() throws {
         guard isOpen else { return }
-        try loop.watch(fd, for: .readable) { [weak self] events in self?.readAvailable(events) }
+        // Unwatched by `close()` and `deinit`: the handler never outlives the reader.
+        try loop.watch(fd, for: .readable) { [unowned self] events in self.readAvailable(events) }
     }
 
     /// Stops reading and closes the fd if owned (no `onGone`).
@@ -108,6 +109,7 @@ public final class RawEvdevReader {
             }
             if count == 0 { return gone("end of input") }
             readSomething = true
+            let (onEvent, onFrame) = (self.onEvent, self.onFrame)
             decoder.decode(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { event in
                 onEvent?(event)
                 if let frame = assembler.feed(event, at: now) { onFrame?(frame) }

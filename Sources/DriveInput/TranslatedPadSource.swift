@@ -19,7 +19,12 @@ public final class TranslatedPadSource: InputSource {
     public init(_ source: any InputSource, translator: PadTranslator) {
         self.source = source
         self.translator = translator
-        source.onFrame = { [weak self] frame in self?.received(frame) }
+        // `deinit` takes the callback back: it never outlives this.
+        source.onFrame = { [unowned self] frame in self.received(frame) }
+    }
+
+    deinit {
+        source.onFrame = nil
     }
 
     public var description: String { source.description }

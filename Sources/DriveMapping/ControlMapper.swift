@@ -82,7 +82,11 @@ public struct ControlMapper {
 
     /// True when `frame` carries a gravity vector tilt steering can use (finite, not zero on the tilt
     /// axes): only those count as an accelerometer's samples for the input-loss watchdog.
-    public func isUsableTiltSample(_ frame: InputFrame) -> Bool {
+    public func isUsableTiltSample(_ frame: InputFrame) -> Bool { Self.isUsableTiltSample(frame, tilt: tilt) }
+
+    /// `isUsableTiltSample` for a mapper whose tilt steering is `tilt` (nil: none), without a mapper: what a
+    /// device's watchdog asks of every sample. Calibration moves only the neutral, which this does not read.
+    public static func isUsableTiltSample(_ frame: InputFrame, tilt: TiltMapper?) -> Bool {
         guard let gravity = frame.acceleration else { return false }
         if let tilt { return tilt.rawRollDegrees(gravity) != nil }
         return gravity.x.isFinite && gravity.y.isFinite && gravity.z.isFinite
@@ -104,17 +108,22 @@ public struct ControlMapper {
         return neutrals.roll == nil && neutrals.pitch == nil ? nil : neutrals
     }
 
-    /// The earliest instant `tick` has work (long press, repeat, hands-free arming); nil when none.
-    public var nextDeadline: Instant? {
+    /// The earliest instant `tick` has work (long press, repeat, hands-free arming); nil when none. Kept up to
+    /// date by every call that changes it (`handle`, `tick`, `deviceLost`).
+    public private(set) var nextDeadline: Instant?
+
+    /// Works `nextDeadline` out again, at the end of every call that may move it.
+    private mutating func updateNextDeadline() {
         switch (gestures.nextDeadline, handsFree?.nextDeadline) {
-        case let (gesture?, handsFree?): return min(gesture, handsFree)
-        case let (gesture, handsFree): return gesture ?? handsFree
+        case let (gesture?, handsFree?): nextDeadline = min(gesture, handsFree)
+        case let (gesture, handsFree): nextDeadline = gesture ?? handsFree
         }
     }
 
     /// Maps one frame from a device with `role` (the frame's time is "now"), appending the events to
     /// `events`: nothing is allocated when `events` has room (the runtime reuses one array).
     public mutating func handle(_ frame: InputFrame, role: DeviceRole, into events: inout [MappedEvent]) {
+        defer { updateNextDeadline() }
         let now = frame.time
         for key in frame.keys {
             let input = ButtonInput.key(key.code)
@@ -165,6 +174,7 @@ public struct ControlMapper {
 
     /// Fires due long presses and repeats, appending the events to `events`.
     public mutating func tick(at now: Instant, into events: inout [MappedEvent]) {
+        defer { updateNextDeadline() }
         let start = events.count
         gestures.tick(at: now, into: &events)
         handleCalibration(&events, from: start, at: now)
@@ -174,6 +184,7 @@ public struct ControlMapper {
     /// The device with `role` went away: forget its held buttons (a held dead-man is released),
     /// the last steer/speed sent (the next sample is sent again) and, for an accelerometer, the filter history.
     public mutating func deviceLost(role: DeviceRole) -> [MappedEvent] {
+        defer { updateNextDeadline() }
         if role == .accelerometer {
             tilt?.reset()
             lastGravity = nil

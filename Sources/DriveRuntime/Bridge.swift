@@ -44,9 +44,15 @@ public final class Bridge {
         self.logger = logger
         self.events = events
         timer = DeadlineTimer(loop: loop)
-        timer.setAction { [weak self] in self?.timerFired() }
-        link.onStateChange = { [weak self] state in self?.linkChanged(to: state) }
-        link.onLine = { [weak self] line in self?.carSaid(line) }
+        // The timer is the bridge's own, and `deinit` takes the link's callbacks back: none outlives it.
+        timer.setAction { [unowned self] in self.timerFired() }
+        link.onStateChange = { [unowned self] state in self.linkChanged(to: state) }
+        link.onLine = { [unowned self] line in self.carSaid(line) }
+    }
+
+    deinit {
+        link.onStateChange = nil
+        link.onLine = nil
     }
 
     /// The drive state right now.

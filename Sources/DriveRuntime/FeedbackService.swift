@@ -34,10 +34,7 @@ public final class FeedbackService: RunService, RunSubscriber {
         self.logger = logger
         planner = FeedbackPlanner(maxSpeed: config.drive.speedCeiling, sessionLimit: config.kiosk.sessionLimit)
         timer = DeadlineTimer(loop: loop)
-        timer.setAction { [weak self] in
-            guard let self else { return }
-            self.tell(self.planner.tick(at: self.loop.now()))
-        }
+        timer.setAction { [unowned self] in self.tell(self.planner.tick(at: self.loop.now())) }  // its own timer
     }
 
     public func start() throws {}

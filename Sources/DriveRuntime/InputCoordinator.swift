@@ -53,12 +53,14 @@ public final class InputCoordinator: RunSubscriber {
         config: CarbridgeConfig, loop: EventLoop, logger: Logger,
         environment: @escaping (String) -> String? = PadLayoutResolver.processEnvironment
     ) throws {
-        let mapping = InputMapping(settings: config.mapperSettings, loop: loop)
+        let settings = config.mapperSettings
+        let mapping = InputMapping(settings: settings, loop: loop)
         self.mapping = mapping
+        let tilt = settings.tilt.map { TiltMapper(settings: $0) }
         devices = try InputDeviceManager(
-            config: config, loop: loop, logger: logger, isUsableSample: { mapping.isUsableTiltSample($0) },
-            environment: environment)
-        devices.onFrame = { [weak mapping] frame, role, _ in mapping?.map(frame, role: role) }
+            config: config, loop: loop, logger: logger,
+            isUsableSample: { ControlMapper.isUsableTiltSample($0, tilt: tilt) }, environment: environment)
+        devices.onFrame = { frame, role, _ in mapping.map(frame, role: role) }
         devices.onLost = { [weak self] role in
             guard let self else { return }
             self.mapping.deviceLost(role: role)

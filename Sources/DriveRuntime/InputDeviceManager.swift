@@ -82,7 +82,13 @@ final class InputDeviceManager {
         self.isUsableSample = isUsableSample
         self.watchdog = SampleWatchdog(timeout: .milliseconds(config.steering.inputTimeoutMilliseconds))
         watchdogTimer = DeadlineTimer(loop: loop)
-        watchdogTimer.setAction { [weak self] in self?.watchdogFired() }
+        watchdogTimer.setAction { [unowned self] in self.watchdogFired() }
+    }
+
+    /// Every callback the manager hands out (to its timer, its udev watcher, its replay, its sources and their
+    /// retries) captures it `unowned`: `stop()`, here at the latest, makes sure that none runs once it is gone.
+    deinit {
+        stop()
     }
 
     /// The devices in use, in words.
@@ -96,8 +102,8 @@ final class InputDeviceManager {
     /// Enumerates devices and watches udev for more; devices appearing later are picked up.
     func startWatching() throws {
         let watcher = try UdevWatcher(loop: loop)
-        watcher.onAppeared = { [weak self] device in self?.appeared(device) }
-        watcher.onDisappeared = { [weak self] syspath in self?.disappeared(syspath, reason: "removed") }
+        watcher.onAppeared = { [unowned self] device in self.appeared(device) }
+        watcher.onDisappeared = { [unowned self] syspath in self.disappeared(syspath, reason: "removed") }
         self.watcher = watcher
         _ = try watcher.start()
         if active.isEmpty {
@@ -114,15 +120,13 @@ final class InputDeviceManager {
         let name = "replay \"\(recording.info.name)\""
         let resolution = role == .gamepad ? layouts.resolve(recording.info) : nil
         var translator = resolution.flatMap { Self.translator(for: $0, info: recording.info) }
-        player.onFrame = { [weak self] frame in
-            guard let self else { return }
+        player.onFrame = { [unowned self] frame in
             if translator == nil { return self.received(frame, role: role, source: name) }
             self.onDeviceFrame?(frame, role, name)
             guard let translated = translator?.translate(frame) else { return }
             self.received(translated, role: role, source: name, deviceFrame: false)
         }
-        player.onFinished = { [weak self] in
-            guard let self else { return }
+        player.onFinished = { [unowned self] in
             self.logger.notice("replay finished")
             self.onReplayFinished?(role)
         }
@@ -144,11 +148,10 @@ final class InputDeviceManager {
             source = translated(source, through: translator, role: role, name: name)
         }
         let reportsDeviceFrames = !(source is TranslatedPadSource)
-        source.onFrame = { [weak self] frame in
-            self?.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
+        source.onFrame = { [unowned self] frame in
+            self.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
         }
-        source.onGone = { [weak self] reason in
-            guard let self else { return }
+        source.onGone = { [unowned self] reason in
             self.logger.warning("\(role.rawValue) \"\(name)\" lost: \(reason)")
             self.onDeviceChange?(InputDeviceChange(key: key, description: Self.describe(role, name), opened: false))
             self.lost(role)
@@ -159,14 +162,26 @@ final class InputDeviceManager {
         if let resolution, let info { announce(resolution, of: info, source: name) }
     }
 
-    /// Closes every device.
+    /// Closes every device; none of them calls back after this.
     func stop() {
-        for source in attached { source.stop() }
+        for source in attached { Self.release(source) }
         attached.removeAll()
         watcher?.stop()
+        watcher?.onAppeared = nil
+        watcher?.onDisappeared = nil
         replay?.stop()
+        replay?.onFrame = nil
+        replay?.onFinished = nil
         for syspath in Array(active.keys) { close(syspath) }
         watchdogTimer.cancel()
+    }
+
+    /// Stops `source` and takes its callbacks back.
+    private static func release(_ source: any InputSource) {
+        source.stop()
+        source.onFrame = nil
+        source.onGone = nil
+        (source as? TranslatedPadSource)?.onUntranslatedFrame = nil
     }
 
     // MARK: devices
@@ -215,8 +230,8 @@ final class InputDeviceManager {
                 guard evdev.info.isAccelerometer else { return evdev }
                 return AccelerometerSource(evdev: evdev, udevMountMatrix: udevMountMatrix)
             },
-            completion: { [weak self] result in
-                guard let self, let current = self.active[syspath] else { return }
+            completion: { [unowned self] result in
+                guard let current = self.active[syspath] else { return }
                 switch result {
                 case .success(let source):
                     self.activate(source, as: current, location: node)
@@ -241,10 +256,10 @@ final class InputDeviceManager {
             source = translated(evdev, through: translator, role: role, name: name)
         }
         let reportsDeviceFrames = !(source is TranslatedPadSource)
-        source.onFrame = { [weak self] frame in
-            self?.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
+        source.onFrame = { [unowned self] frame in
+            self.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
         }
-        source.onGone = { [weak self] reason in self?.disappeared(syspath, reason: reason) }
+        source.onGone = { [unowned self] reason in self.disappeared(syspath, reason: reason) }
         var entry = entry
         entry.state = .open(source)
         active[syspath] = entry
@@ -294,7 +309,7 @@ final class InputDeviceManager {
         guard let entry = active.removeValue(forKey: syspath) else { return }
         switch entry.state {
         case .opening(let retry): retry?.cancel()
-        case .open(let source): source.stop()
+        case .open(let source): Self.release(source)
         }
         if entry.role == .accelerometer {
             watchdog.closed()
@@ -314,7 +329,7 @@ final class InputDeviceManager {
         _ source: any InputSource, through translator: PadTranslator, role: DeviceRole, name: String
     ) -> TranslatedPadSource {
         let pad = TranslatedPadSource(source, translator: translator)
-        pad.onUntranslatedFrame = { [weak self] frame in self?.onDeviceFrame?(frame, role, name) }
+        pad.onUntranslatedFrame = { [unowned self] frame in self.onDeviceFrame?(frame, role, name) }
         return pad
     }
 

@@ -29,11 +29,8 @@ final class InputMapping: RunSubscriber {
         mapper = ControlMapper(settings: settings)
         scratch.reserveCapacity(8)
         timer = DeadlineTimer(loop: loop)
-        timer.setAction { [weak self] in self?.tick() }
+        timer.setAction { [unowned self] in self.tick() }  // the mapping's own timer
     }
-
-    /// Whether `frame` is a sample tilt steering can use (the accelerometer watchdog counts only those).
-    func isUsableTiltSample(_ frame: InputFrame) -> Bool { mapper.isUsableTiltSample(frame) }
 
     /// Maps one frame from a device used as `role`.
     func map(_ frame: InputFrame, role: DeviceRole) {

@@ -48,9 +48,12 @@ final class InputService: RunService {
         let inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         coordinator = inputs
         events.subscribe(inputs)
-        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }
-        inputs.onHandsFree = { [weak events] reading in events?.publish(.handsFree(reading)) }
-        inputs.onDeviceChange = { [weak events] change in events?.publish(.device(change)) }
+        // The bridge and its events strongly: they keep the coordinator only until `stop()` (and the session's
+        // end empties the events), so nothing keeps the other past the run.
+        let bridge = self.bridge
+        inputs.onControl = { control in bridge.apply(control) }
+        inputs.onHandsFree = { reading in events.publish(.handsFree(reading)) }
+        inputs.onDeviceChange = { change in events.publish(.device(change)) }
         inputs.onCalibrate = { [weak self] neutrals in self?.calibrated(neutrals) }
         if let recording = options.replay {
             inputs.onReplayFinished = { [weak self] in

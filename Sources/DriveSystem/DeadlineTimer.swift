@@ -4,7 +4,8 @@ import DriveCore
 /// it only when the deadline changed, and `arm(at: nil)` (or `cancel()`) takes it off the loop.
 ///
 /// `action` runs at the deadline; by then the timer is disarmed (`deadline` is nil), so the action
-/// re-arms it at the object's new deadline. The action is kept by the timer: capture its owner weakly.
+/// re-arms it at the object's new deadline. The action is kept by the timer, and never runs once the timer
+/// is gone (its `deinit` takes it off the loop): an owner that keeps its timer captures itself `unowned`.
 ///
 /// A deadline that moves later leaves the loop's timer where it is: it fires early once, finds the
 /// deadline still ahead and moves there. The stream period restarts with every frame, so this keeps a
@@ -25,7 +26,8 @@ public final class DeadlineTimer {
     public init(loop: EventLoop, action: @escaping () -> Void) {
         self.loop = loop
         self.action = action
-        fire = { [weak self] in self?.due() }
+        // The loop keeps `fire` only while the timer is scheduled, and `deinit` cancels it.
+        fire = { [unowned self] in self.due() }
     }
 
     /// A disarmed timer on `loop` that does nothing until `setAction`: for an owner that creates its timer

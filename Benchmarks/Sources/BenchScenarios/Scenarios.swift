@@ -55,7 +55,8 @@ public final class Runtime {
         bridge.events.subscribe(feedback)
         inputs = try InputCoordinator(config: config, loop: loop, logger: logger)
         bridge.events.subscribe(inputs)
-        inputs.onControl = { [weak bridge] control in bridge?.apply(control) }  // as InputService wires it
+        let bridge = self.bridge
+        inputs.onControl = { control in bridge.apply(control) }  // as InputService wires it (the deinit breaks the cycle)
         var fds: [Int32] = [-1, -1]
         precondition(pipe(&fds) == 0, "pipe failed")
         inputWriteEnd = fds[1]
