@@ -155,18 +155,15 @@ public struct ControlMapper {
         if stickMoved, let stick {
             steer(stick.angleDegrees(x: stickX, y: stickY), into: &events)
         }
-        if role == .accelerometer, let gravity = frame.acceleration, tilt != nil || handsFree?.pitchSettings != nil {
+        // Optional chaining below, not `!= nil` tests: the chained calls work on the mappers in place.
+        if role == .accelerometer, let gravity = frame.acceleration {
             // Kept for the calibrate action, which sets the roll's and the pitch's neutral from it.
             lastGravity = gravity
-        }
-        if role == .accelerometer, let gravity = frame.acceleration, tilt != nil {
             if let theta = tilt?.update(gravity: gravity, at: now) { steer(theta, into: &events) }
-        }
-        if role == .accelerometer, let gravity = frame.acceleration, handsFree != nil {
             handsFree?.tilt(
                 gravity: gravity, rollDegrees: tilt?.filter.value, at: now, drive: driveState, into: &events)
         }
-        if role == .board, handsFree != nil, !frame.axes.isEmpty,
+        if role == .board, !frame.axes.isEmpty,
            let theta = handsFree?.board(axes: frame.axes, at: now, drive: driveState, into: &events) {
             steer(theta, into: &events)
         }

@@ -76,6 +76,7 @@ final class InputMapping: RunSubscriber {
 
     /// Delivers `events`, then keeps the emptied array as the scratch for the next frame.
     private func deliver(_ events: inout [MappedEvent]) {
+        let onControl = self.onControl
         for event in events {
             switch event {
             case .control(let control): onControl?(control)

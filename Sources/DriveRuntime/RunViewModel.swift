@@ -41,12 +41,7 @@ public final class RunViewModel: RunSubscriber {
     public func receive(_ event: RunEvent) {
         switch event {
         case .step(let step):
-            guard !step.frames.isEmpty || step.state != snapshot.state else { return }
-            if let last = step.frames.last {
-                snapshot.lastFrame = (last, step.time)
-                snapshot.framesSent += step.frames.count
-            }
-            snapshot.state = step.state
+            guard snapshot.apply(step) else { return }
         case .link(let state):
             snapshot.linkStatus = state.description
         case .carLine(let line):
@@ -78,5 +73,18 @@ public final class RunViewModel: RunSubscriber {
         let limit = max(0, historyLimit)
         if snapshot.carLines.count > limit { snapshot.carLines.removeFirst(snapshot.carLines.count - limit) }
         if snapshot.notices.count > limit { snapshot.notices.removeFirst(snapshot.notices.count - limit) }
+    }
+}
+
+extension RunSnapshot {
+    /// Takes in a step of the machine (its frames, its state); false when it changes nothing shown.
+    fileprivate mutating func apply(_ step: DriveStep) -> Bool {
+        guard !step.frames.isEmpty || step.state != state else { return false }
+        if let last = step.frames.last {
+            lastFrame = (last, step.time)
+            framesSent += step.frames.count
+        }
+        state = step.state
+        return true
     }
 }
