@@ -31,7 +31,11 @@ fi
 . scripts/release-flags.sh
 # A path dependency's new source files can be missed by a cached build plan: re-plan (seconds).
 rm -f "$scratch/release.yaml" "$scratch/release/description.json"
-swift build -c release --package-path Benchmarks --scratch-path "$scratch" "${release_flags[@]}" --product bench-counts >&2
+# Linked as the package links carbridge (scripts/package.sh): the Swift runtime static, so that what is
+# counted is what the shipped binary runs. (With the runtime as a shared library, every dynamic exclusivity
+# check also looks its thread-local access set up through __tls_get_addr.)
+swift build -c release --static-swift-stdlib --package-path Benchmarks --scratch-path "$scratch" "${release_flags[@]}" \
+    --product bench-counts >&2
 # valgrind's debuginfo reader gives up on the Swift toolchain's DWARF ("Possibly corrupted debuginfo file"):
 # callgrind only needs the code, so it runs a copy without debug info.
 bin=$scratch/bench-stripped/bench-counts

@@ -123,7 +123,8 @@ kernel_stage() {
   local lbin=()
   if [ "$package" = 1 ] && ls .build-release/carbridge_*.deb > /dev/null 2>&1 && [ -x .build-release/release/carbridge ]; then
     lbin=(--latency-bin "$PWD/.build-release/release/carbridge")
-  elif swift build -c release --package-path Benchmarks --scratch-path "$PWD/.build-bench" "${release_flags[@]}" --product carbridge; then
+  elif swift build -c release --static-swift-stdlib --package-path Benchmarks --scratch-path "$PWD/.build-bench" \
+      "${release_flags[@]}" --product carbridge; then
     lbin=(--latency-bin "$PWD/.build-bench/release/carbridge")
   else
     echo "kernel: the release build failed; scenario 11 measures the debug build"
