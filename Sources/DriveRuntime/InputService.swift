@@ -81,6 +81,7 @@ final class InputService: RunService {
         coordinator.stop()
         bridge.events.unsubscribe(coordinator)
     }
+
     /// `carbridge calibrate`'s gesture during a run: the roll's neutral and, with a tilt throttle, the
     /// pitch's are saved in the config file, as `carbridge calibrate` saves them.
     private func calibrated(_ neutrals: TiltNeutrals) {
