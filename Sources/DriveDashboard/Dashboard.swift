@@ -65,7 +65,7 @@ package final class Dashboard: RunSessionExtension {
         do {
             port = try server.start(address: address)
         } catch {
-            // The bridge keeps its observer: give it back to the model, or the two would keep each other.
+            // The run's subscribers keep the loop side, which keeps the bridge: leave them.
             core.detach()
             self.core = nil
             throw error

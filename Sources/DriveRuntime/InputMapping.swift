@@ -7,7 +7,7 @@ import DriveSystem
 /// rider's reading.
 ///
 /// Hands-free driving works out its controls against the drive state; the mapping follows that state as
-/// one of the run's subscribers (`RunEvent.state`), so nothing asks the bridge for it.
+/// one of the run's subscribers (`RunEvent.step`), so nothing asks the bridge for it.
 final class InputMapping: RunSubscriber {
     /// Every control the frames produce.
     var onControl: ((Control) -> Void)?
