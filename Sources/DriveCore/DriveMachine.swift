@@ -69,13 +69,7 @@ public struct DriveMachine {
 
     /// Works `nextDeadline` out again, at the end of `handle` and `tick`.
     private mutating func updateNextDeadline() {
-        nextDeadline = Self.earliest(Self.earliest(streamDeadline, idleDeadline), state.engineOn ? turn?.deadline : nil)
-    }
-
-    private static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return min(a, b)
+        nextDeadline = Instant.earliest(Instant.earliest(streamDeadline, idleDeadline), state.engineOn ? turn?.deadline : nil)
     }
 
     /// Applies one control at `now` and returns the frames to send at once, in order (none while the

@@ -39,6 +39,13 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     public static func + (lhs: Instant, rhs: Duration) -> Instant { lhs.advanced(by: rhs) }
     public static func - (lhs: Instant, rhs: Instant) -> Duration { lhs.duration(since: rhs) }
 
+    /// The earlier of two deadlines, either of which may be none (nil only when both are).
+    public static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return min(a, b)
+    }
+
     public var description: String {
         let ms = nanoseconds / 1_000_000
         let frac = ms % 1000

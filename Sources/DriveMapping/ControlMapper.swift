@@ -114,10 +114,7 @@ public struct ControlMapper {
 
     /// Works `nextDeadline` out again, at the end of every call that may move it.
     private mutating func updateNextDeadline() {
-        switch (gestures.nextDeadline, handsFree?.nextDeadline) {
-        case let (gesture?, handsFree?): nextDeadline = min(gesture, handsFree)
-        case let (gesture, handsFree): nextDeadline = gesture ?? handsFree
-        }
+        nextDeadline = Instant.earliest(gestures.nextDeadline, handsFree?.nextDeadline)
     }
 
     /// Maps one frame from a device with `role` (the frame's time is "now"), appending the events to

@@ -25,7 +25,7 @@ final class ManualLoopClock: LoopClock {
     func runOnce(_ loop: EventLoop, timeout: Duration?) throws {
         if try settle(loop) == .quiet { return }
         let limit = timeout.map { current.advanced(by: max($0, .zero)) }
-        guard let target = Self.earliest(loop.nextTimerDeadline, limit) else {
+        guard let target = Instant.earliest(loop.nextTimerDeadline, limit) else {
             if try loop.poll(timeoutMilliseconds: -1) > 0 { loop.wakeups += 1 }
             return
         }
@@ -51,12 +51,6 @@ final class ManualLoopClock: LoopClock {
         if untilStopped && loop.isStopped { return }
         current = max(current, instant)
         _ = try settle(loop, honouringStop: untilStopped)
-    }
-
-    private static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
-        guard let a else { return b }
-        guard let b else { return a }
-        return min(a, b)
     }
 
     private enum Settled { case idle, quiet, busy }
