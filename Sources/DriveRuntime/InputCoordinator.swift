@@ -75,9 +75,6 @@ public final class InputCoordinator: RunSubscriber {
         }
     }
 
-    /// The devices in use, in words.
-    public var activeDescriptions: [String] { devices.activeDescriptions }
-
     /// True once a replay was started.
     public var isReplaying: Bool { devices.isReplaying }
 

@@ -91,11 +91,6 @@ final class InputDeviceManager {
         stop()
     }
 
-    /// The devices in use, in words.
-    var activeDescriptions: [String] {
-        active.values.sorted { $0.key < $1.key }.map { Self.describe($0.role, $0.descriptor.name) }
-    }
-
     /// True once a replay was started.
     var isReplaying: Bool { replay != nil }
 

@@ -65,9 +65,6 @@ final class TerminalService: RunService, RunSubscriber {
         self.wantsView = wantsView
     }
 
-    /// True while the keyboard drives (stdin is a terminal and was taken).
-    var hasKeyboard: Bool { terminal != nil }
-
     func start() throws {
         guard wantsKeyboard && TerminalMode.isTerminal(keyboardFD) else { return }
         terminal = try TerminalMode(fd: keyboardFD)
