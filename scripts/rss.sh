@@ -22,10 +22,9 @@ settle=${SETTLE:-4}
 work=$(mktemp -d)
 sim=""
 run=""
+. scripts/car-sim-lib.sh
 cleanup() {
-  [ -n "$run" ] && kill "$run" 2>/dev/null || true
-  [ -n "$sim" ] && kill "$sim" 2>/dev/null || true
-  wait 2>/dev/null || true
+  stop_run_and_car_sim
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -33,7 +32,6 @@ trap cleanup EXIT
 pad=$work/pad.evemu
 scripts/replay-pad.sh > "$pad"
 
-. scripts/car-sim-lib.sh
 start_car_sim "$bin"
 config=${CONFIG-config/carbridge.toml}
 config_flags=()

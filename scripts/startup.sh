@@ -29,16 +29,14 @@ done
 work=$(mktemp -d)
 sim=""
 run=""
+. scripts/car-sim-lib.sh
 cleanup() {
-  [ -n "$run" ] && kill "$run" 2>/dev/null || true
-  [ -n "$sim" ] && kill "$sim" 2>/dev/null || true
-  wait 2>/dev/null || true
+  stop_run_and_car_sim
   [ -n "${STARTUP_KEEP:-}" ] && echo "startup: kept $work" >&2 || rm -rf "$work"
 }
 trap cleanup EXIT
 export SWIFT_DETERMINISTIC_HASHING=1
 
-. scripts/car-sim-lib.sh
 start_car_sim "$bin"
 [ -n "${port:-}" ] && kill -0 "$sim" 2>/dev/null || { echo "startup: car-sim did not start" >&2; exit 1; }
 argv=(run --config config/carbridge.toml --link "tcp://127.0.0.1:$port" --no-keyboard --no-view)

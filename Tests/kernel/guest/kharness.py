@@ -274,16 +274,20 @@ class Pad:
     BUTTONS = [e.BTN_SOUTH, e.BTN_EAST, e.BTN_NORTH, e.BTN_WEST, e.BTN_TL, e.BTN_TR,
                e.BTN_SELECT, e.BTN_START, e.BTN_MODE, e.BTN_THUMBL, e.BTN_THUMBR]
 
-    def __init__(self, name=PAD_NAME):
+    @classmethod
+    def capabilities(cls):
+        """The pad's keys and axes (sticks, triggers, hat), as UInput takes them."""
         stick = AbsInfo(value=0, min=-32768, max=32767, fuzz=16, flat=128, resolution=0)
         trigger = AbsInfo(value=0, min=0, max=255, fuzz=0, flat=0, resolution=0)
         hat = AbsInfo(value=0, min=-1, max=1, fuzz=0, flat=0, resolution=0)
-        caps = {
-            e.EV_KEY: self.BUTTONS,
+        return {
+            e.EV_KEY: cls.BUTTONS,
             e.EV_ABS: [(e.ABS_X, stick), (e.ABS_Y, stick), (e.ABS_RX, stick), (e.ABS_RY, stick),
                        (e.ABS_Z, trigger), (e.ABS_RZ, trigger), (e.ABS_HAT0X, hat), (e.ABS_HAT0Y, hat)],
         }
-        self.ui = UInput(caps, name=name, vendor=0x045E, product=0x028E, version=0x110, bustype=e.BUS_USB)
+
+    def __init__(self, name=PAD_NAME):
+        self.ui = UInput(self.capabilities(), name=name, vendor=0x045E, product=0x028E, version=0x110, bustype=e.BUS_USB)
         self.node = self.ui.device.path
         self.actions = []   # (monotonic time of the SYN, description)
 

@@ -26,7 +26,7 @@ timeout with the mute pad.
 Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import ctypes, fcntl, glob, os, select, signal, struct, subprocess, threading, time
-from evdev import AbsInfo, UInput, ff, ecodes as e
+from evdev import UInput, ff, ecodes as e
 import kharness as k
 from kharness import Carbridge, monotonic
 from scenarios import wait_pad_ready, HOTPLUG_S
@@ -71,14 +71,7 @@ class RumblePad(k.Pad):
     requests after `answer_after_s` (never when None) and records the effects and the plays."""
 
     def __init__(self, name, answer_after_s=0.0, force_feedback=True):
-        stick = AbsInfo(value=0, min=-32768, max=32767, fuzz=16, flat=128, resolution=0)
-        trigger = AbsInfo(value=0, min=0, max=255, fuzz=0, flat=0, resolution=0)
-        hat = AbsInfo(value=0, min=-1, max=1, fuzz=0, flat=0, resolution=0)
-        caps = {
-            e.EV_KEY: self.BUTTONS,
-            e.EV_ABS: [(e.ABS_X, stick), (e.ABS_Y, stick), (e.ABS_RX, stick), (e.ABS_RY, stick),
-                       (e.ABS_Z, trigger), (e.ABS_RZ, trigger), (e.ABS_HAT0X, hat), (e.ABS_HAT0Y, hat)],
-        }
+        caps = self.capabilities()
         if force_feedback:
             caps[e.EV_FF] = [e.FF_RUMBLE]
         # python3-evdev 1.6 has no max_effects argument: it asks for FF_GAIN (96) effects.
