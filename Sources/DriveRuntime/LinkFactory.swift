@@ -38,6 +38,8 @@ public struct LinkFactory {
             return RFCOMMLink(
                 connector: RFCOMMConnector(address: address, channel: channel), loop: loop, encoder: encoder,
                 options: options)
+        case .ble, .bleDevice:
+            throw CarbridgeError("link \"\(url)\": BLE links are being built (issue 31)")
         case .serial(let path, let baud):
             return SerialLink(
                 connector: SerialConnector(path: path, baud: baud), loop: loop, encoder: encoder,
