@@ -631,9 +631,12 @@ public final class BLELink: CarLink {
             let chunk = queue.headBytes().prefix(payloadLimit)
             switch mode {
             case .request, .command:
+                // Out of the queue at once: a newer motion frame must not replace the one being written.
+                let value = DBusValue.array("y", chunk.map { .byte($0) })
                 writeInFlight = chunk.count
+                queue.consume(chunk.count)
                 if head.isMotion { lastMotionWrite = loop.now() }
-                writeValue(chunk, request: mode == .request)
+                writeValue(value, request: mode == .request)
                 return
             case .acquired(let fd):
                 let sent: Int?
@@ -652,10 +655,9 @@ public final class BLELink: CarLink {
         }
     }
 
-    private func writeValue(_ chunk: ArraySlice<UInt8>, request: Bool) {
+    private func writeValue(_ value: DBusValue, request: Bool) {
         guard let bus, let path = endpoints?.write.path else { return }
         let connection = generation
-        let value = DBusValue.array("y", chunk.map { .byte($0) })
         let options = DBusValue.properties(["type": .string(request ? "request" : "command")])
         bus.call(
             destination: BlueZNames.service, path: path, interface: BlueZNames.characteristic, member: "WriteValue",
@@ -664,9 +666,8 @@ public final class BLELink: CarLink {
             guard let self, connection == self.generation, self.phase.isWriting else { return }
             switch result {
             case .success:
-                let count = self.writeInFlight
                 self.writeInFlight = 0
-                self.completeWrite(count)
+                self.completeWrite(0)
                 self.pump()
             case .failure(let error):
                 self.writeInFlight = 0
@@ -682,6 +683,7 @@ public final class BLELink: CarLink {
         }
     }
 
+    /// One ATT write done: `count` more bytes leave the queue (0 when they left as the write started).
     private func completeWrite(_ count: Int) {
         queue.consume(count)
         writesCompleted += 1
