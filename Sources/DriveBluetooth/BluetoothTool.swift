@@ -204,8 +204,9 @@ package enum BluetoothTool {
         if !device.trusted {
             try session.call("setting Trusted") { session.client.setTrusted(device, true, $0) }
         }
-        // Its services as they are now: an LE car's GATT services are resolved once it is connected to pair.
-        let latest = session.client.devices[device.path] ?? (try? session.objects())?.devices.first { $0.path == device.path } ?? device
+        // Its services as they are now (asked again: the client's copy is from before the pairing): an LE
+        // car's GATT services are resolved while it is connected to pair.
+        let latest = (try? session.objects())?.devices.first { $0.path == device.path } ?? device
         say("\(device.label) is paired and trusted; \(driveHint(latest))")
     }
 
