@@ -28,7 +28,7 @@ package enum BluetoothTool {
         return "ble://" + LinkURL.encodeDeviceName(name)
     }
 
-    /// One line per BLE UART car among `devices`, saying how to drive it: `HMSoft (C8:FD:19:12:34:56), an
+    /// One line per BLE UART car among `devices`, saying how to drive it: `HMSoft (C8:FD:19:12:34:56),
     /// HM-10 UART: carbridge run --link ble://HMSoft`. Empty when there is none.
     package static func bleSuggestions(_ devices: [BluetoothDevice]) -> [String] {
         devices.compactMap { device in
