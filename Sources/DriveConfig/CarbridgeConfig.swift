@@ -168,6 +168,8 @@ public struct CarbridgeConfig: Sendable {
         public var fullDegrees: Double = ConfigKeys.pitchFull.defaultValue
         /// `reverse`: leaning back drives backwards.
         public var reverse: Bool = ConfigKeys.reverse.defaultValue
+        /// `hysteresis`: the margin past a speed step's boundary, as a fraction of a step (every analog throttle).
+        public var hysteresis: Double = ConfigKeys.throttleHysteresis.defaultValue
     }
 
     /// `[board]`: the balance board.

@@ -382,6 +382,16 @@ public enum ConfigKeys {
         doc: "Tilt/board throttle: leaning back drives backwards (the stop frame, then Gear); false = leaning back stops.",
         at: \.throttle.reverse)
 
+    /// `[throttle] hysteresis`.
+    public static let throttleHysteresis: ConfigKey<Double> = .number(
+        "throttle", "hysteresis", default: 0.25, range: 0...1,
+        doc: "Every analog throttle: a speed step changes only past its boundary by this fraction of a step.",
+        details: [
+            "A trigger, pedal, pitch or lean resting on a boundary then holds one speed instead of",
+            "sending a frame on every bit of noise; 0 = the bare steps.",
+        ],
+        at: \.throttle.hysteresis)
+
     // MARK: [board]
 
     /// `[board] min_weight_kg`.
@@ -522,7 +532,7 @@ public enum ConfigKeys {
             ]),
         ConfigTableDeclaration(
             "throttle", doc: "An analog trigger, the tilt's pitch or the board as throttle.",
-            keys: [throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse]),
+            keys: [throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse, throttleHysteresis]),
         ConfigTableDeclaration(
             "board", doc: "The Wii Balance Board (hands-free): presence and the centre of pressure.",
             keys: [minWeight, weightHysteresis, boardDeadzone, boardFullScale]),

@@ -91,7 +91,8 @@ extension CarbridgeConfig {
         }
         settings.handsFree = handsFreeSettings
         if let code = mapping.throttleAxisCode {
-            settings.throttle = ThrottleMapper.Settings(axisCode: code, maxSpeed: drive.speedCeiling)
+            settings.throttle = ThrottleMapper.Settings(
+                axisCode: code, maxSpeed: drive.speedCeiling, hysteresis: throttle.hysteresis)
         }
         settings.buttons = mapping.buttons
         settings.gestures = ButtonGestures.Settings(
@@ -121,7 +122,8 @@ extension CarbridgeConfig {
         var settings = HandsFreeMapper.Settings(
             boardSteers: steering.source == .board,
             boardLean: LeanThrottleMapper.Settings(
-                deadZone: board.deadzone, fullScale: board.fullScale, maxSpeed: drive.speedCeiling, reverse: throttle.reverse),
+                deadZone: board.deadzone, fullScale: board.fullScale, maxSpeed: drive.speedCeiling, reverse: throttle.reverse,
+                hysteresis: throttle.hysteresis),
             presence: WeightPresence(
                 minimumKilograms: board.minimumWeightKilograms, hysteresisKilograms: board.weightHysteresisKilograms))
         switch throttle.source {
@@ -132,7 +134,7 @@ extension CarbridgeConfig {
                 pitch: pitchSettings,
                 lean: LeanThrottleMapper.Settings(
                     deadZone: throttle.deadzoneDegrees, fullScale: throttle.fullDegrees, maxSpeed: drive.speedCeiling,
-                    reverse: throttle.reverse))
+                    reverse: throttle.reverse, hysteresis: throttle.hysteresis))
         }
         guard settings.throttle != nil || settings.boardSteers else { return nil }
         if usesBoard || (throttle.source == .tilt && handsfree.armTilt) {

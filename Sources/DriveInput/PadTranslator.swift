@@ -7,7 +7,8 @@ import DriveMapping
 ///
 /// Values follow SDL's rules: an axis input is taken over its range (`+a2`: the positive half only;
 /// `~`: inverted) and spread over the element's range (a stick −1…1, a trigger or `+leftx` 0…1,
-/// `-leftx` 0…−1); an axis drives a button when past the middle of its input range; a hat drives a
+/// `-leftx` 0…−1); a whole axis onto a trigger keeps the kernel's range and flat (the flat at rest), so
+/// it reads what the same axis reads untranslated; an axis drives a button when past the middle of its input range; a hat drives a
 /// button when its value has any bit of the mask; a button drives an axis to the end of its output
 /// range, and back to 0 when released.
 public struct PadTranslator {
@@ -62,6 +63,10 @@ public struct PadTranslator {
                 let centred = absInfo[axis.code]?.normalise(axis.raw, shape: .centred) ?? axis.value
                 for index in routes {
                     guard case .axis(_, let half, let inverted) = layout.routes[index].input else { continue }
+                    if half == nil, let position = triggerPosition(of: axis, route: layout.routes[index], inverted: inverted) {
+                        setRoute(index, position: position, into: &output)
+                        continue
+                    }
                     // The position within the input range, 0…1 (SDL's axis_min → axis_max).
                     var (from, to): (Double, Double) = half == .positive ? (0, 1) : half == .negative ? (0, -1) : (-1, 1)
                     if inverted { swap(&from, &to) }
@@ -83,6 +88,20 @@ public struct PadTranslator {
         emitHats(into: &output)
         if output.axes.isEmpty && output.keys.isEmpty && output.acceleration == nil { return nil }
         return output
+    }
+
+    /// The position of a whole axis that drives a trigger, 0…1: the kernel's range and flat as they are,
+    /// the flat at the rest end (the input's start; its end for `~`), so a trigger reads the same value,
+    /// and gives the same speed, through the layout as without it. Nil for any other route.
+    private func triggerPosition(of axis: AxisValue, route: PadLayout.Route, inverted: Bool) -> Double? {
+        guard route.outputHalf == nil, case .axis(_, oneSided: true) = route.element.target,
+              let info = absInfo[axis.code]
+        else { return nil }
+        guard inverted else { return info.normalise(axis.raw, shape: .oneSided) }
+        // Mirrored, so the maximum is rest; in 64 bits, as the sum of two 32-bit ends can overflow.
+        let mirrored = Int64(info.minimum) + Int64(info.maximum) - Int64(axis.raw)
+        let clamped = Int32(clamping: min(max(mirrored, Int64(info.minimum)), Int64(info.maximum)))
+        return info.normalise(clamped, shape: .oneSided)
     }
 
     /// Applies route `index` at `position` (0…1 along its input) to its element.

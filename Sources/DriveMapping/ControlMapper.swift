@@ -9,7 +9,8 @@ import DriveCore
 /// - `.accelerometer`: `frame.acceleration` through `TiltMapper` gives `.steer(θ)`.
 /// - `.steer` is emitted only when θ moved at least `steerResolutionDegrees` (default 0.5°) from the
 ///   last emitted θ, or when it reaches exactly 0 or ±90 (centre and full lock are never swallowed).
-/// - `.setSpeed` is emitted only when the quantised speed changes.
+/// - `.setSpeed` is emitted only when the trigger's speed step changes (`SpeedSteps`: rounded down, with
+///   hysteresis); after lost input the trigger must come back to rest before it gives a speed again.
 /// - The `calibrate` action makes the last gravity sample straight ahead (and, with a tilt throttle, the
 ///   pitch's standing still), emits `.calibrate` and, when a sample is known, the resulting `.steer`.
 public struct ControlMapper {
@@ -50,6 +51,11 @@ public struct ControlMapper {
     private let stick: AxisMapper?
     private var tilt: TiltMapper?
     private let throttle: ThrottleMapper?
+    /// The trigger's current speed step.
+    private var throttleSteps: SpeedSteps
+    /// True after lost input until the trigger has been back at rest: a trigger held through the loss
+    /// must not drive the car the moment the input returns.
+    public private(set) var throttleNeedsRest = false
     private let steerResolutionDegrees: Double
     private var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
@@ -73,6 +79,7 @@ public struct ControlMapper {
         stick = settings.stick.map { AxisMapper(settings: $0) }
         tilt = settings.tilt.map { TiltMapper(settings: $0) }
         throttle = settings.throttle.map { ThrottleMapper(settings: $0) }
+        throttleSteps = throttle?.makeSteps() ?? SpeedSteps()
         let resolution = settings.steerResolutionDegrees
         steerResolutionDegrees = resolution.isFinite ? max(0, resolution) : 0.5
         gestures = ButtonGestures(map: settings.buttons, settings: settings.gestures)
@@ -142,7 +149,11 @@ public struct ControlMapper {
             if let stick, axis.code == stick.settings.xAxisCode { stickX = axis.value; stickMoved = true }
             if let stick, axis.code == stick.settings.yAxisCode { stickY = axis.value; stickMoved = true }
             if let throttle, axis.code == throttle.settings.axisCode {
-                let speed = throttle.speed(for: axis.value)
+                let speed = throttle.speed(for: axis.value, steps: &throttleSteps)
+                if throttleNeedsRest {
+                    guard speed == 0 else { continue }
+                    throttleNeedsRest = false
+                }
                 if speed != lastSpeed {
                     lastSpeed = speed
                     events.append(.control(.setSpeed(speed)))
@@ -177,8 +188,13 @@ public struct ControlMapper {
 
     /// The device with `role` went away: forget its held buttons (a held dead-man is released),
     /// the last steer/speed sent (the next sample is sent again) and, for an accelerometer, the filter history.
+    /// The loss stopped the car, so the trigger must come back to rest before it drives again.
     public mutating func deviceLost(role: DeviceRole) -> [MappedEvent] {
         defer { updateNextDeadline() }
+        if throttle != nil {
+            throttleNeedsRest = true
+            throttleSteps.rest()
+        }
         if role == .accelerometer {
             tilt?.reset()
             lastGravity = nil

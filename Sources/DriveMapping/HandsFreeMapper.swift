@@ -66,7 +66,11 @@ public struct HandsFreeMapper: Hashable, Sendable {
     /// True until the lean has been back inside the dead zone after arming or a stop.
     public private(set) var needsNeutral = true
     /// The speed last asked for.
-    private var commandedSpeed = 0
+    private var commandedSpeed = 0 {
+        didSet { if commandedSpeed == 0 { leanSteps.rest() } }
+    }
+    /// The throttle's current speed step (its hysteresis); at rest whenever the speed asked for is 0.
+    private var leanSteps: SpeedSteps
     /// The last throttle lean (degrees of pitch, or the board's forward centre of pressure).
     public private(set) var lastThrottleLean: Double?
 
@@ -74,9 +78,11 @@ public struct HandsFreeMapper: Hashable, Sendable {
     public init(settings: Settings) {
         self.settings = settings
         if case .tilt(let pitch, let lean) = settings.throttle {
+            leanSteps = SpeedSteps(hysteresis: lean.hysteresis)
             self.pitch = TiltMapper(settings: pitch)
             tiltLean = LeanThrottleMapper(settings: lean)
         } else {
+            leanSteps = SpeedSteps(hysteresis: settings.boardLean.hysteresis)
             pitch = nil
             tiltLean = nil
         }
@@ -238,7 +244,7 @@ public struct HandsFreeMapper: Hashable, Sendable {
             guard mapper.isInDeadZone(lean) else { return }
             needsNeutral = false
         }
-        let command = mapper.command(for: lean)
+        let command = mapper.command(for: lean, steps: &leanSteps)
         if command.speed == 0 {
             if drive.speed > 0 { events.append(.control(.setSpeed(0))) }
             if lean < 0, !mapper.isInDeadZone(lean) { needsNeutral = true }

@@ -2,10 +2,10 @@
 /// source = "tilt"`) or a balance board's forward centre of pressure (`source = "board"`).
 ///
 /// Positive lean is forward. Inside the dead zone (|lean| ≤ `deadZone`) the speed is 0. Past it the
-/// speed grows linearly from the first step (10) to `maxSpeed` at `fullScale`, in steps of 10, never
-/// above `maxSpeed`: `speed = ceil((lean − deadZone) / (fullScale − deadZone) × maxSpeed / 10) × 10`,
-/// capped. Leaning back past the dead zone is a stop, unless `reverse` is set: then it is the same
-/// speed backwards.
+/// speed grows linearly from the first step (10) at the dead zone's edge to `maxSpeed` at `fullScale`,
+/// rounded down to a multiple of 10 (`SpeedSteps`, which also holds a lean resting on a step boundary
+/// on one step), never above `maxSpeed`. Leaning back past the dead zone is a stop, unless `reverse` is
+/// set: then it is the same speed backwards.
 public struct LeanThrottleMapper: Hashable, Sendable {
     /// The tunables (config `[throttle]` for tilt, `[board]` for the board).
     public struct Settings: Hashable, Sendable {
@@ -17,13 +17,19 @@ public struct LeanThrottleMapper: Hashable, Sendable {
         public var maxSpeed: Int
         /// Leaning back drives backwards (false: it stops).
         public var reverse: Bool
+        /// The margin a step boundary must be passed by, as a fraction of a step (config `[throttle] hysteresis`).
+        public var hysteresis: Double
 
-        /// Creates settings; every parameter has a default (5°, 25°, 240, no reverse).
-        public init(deadZone: Double = 5, fullScale: Double = 25, maxSpeed: Int = 240, reverse: Bool = false) {
+        /// Creates settings; every parameter has a default (5°, 25°, 240, no reverse, a quarter of a step).
+        public init(
+            deadZone: Double = 5, fullScale: Double = 25, maxSpeed: Int = 240, reverse: Bool = false,
+            hysteresis: Double = SpeedSteps.defaultHysteresis
+        ) {
             self.deadZone = deadZone
             self.fullScale = fullScale
             self.maxSpeed = maxSpeed
             self.reverse = reverse
+            self.hysteresis = hysteresis
         }
     }
 
@@ -58,18 +64,30 @@ public struct LeanThrottleMapper: Hashable, Sendable {
         lean.isFinite && abs(lean) <= deadZone
     }
 
-    /// The command for `lean` (a non-finite lean is a stop).
+    /// Fresh steps with this mapper's hysteresis, for `command(for:steps:)`.
+    public func makeSteps() -> SpeedSteps { SpeedSteps(hysteresis: settings.hysteresis) }
+
+    /// The command for `lean` on its own, without hysteresis (a non-finite lean is a stop).
     public func command(for lean: Double) -> Command {
-        guard lean.isFinite, !isInDeadZone(lean) else { return .stop }
-        if lean < 0, !settings.reverse { return .stop }
-        let cap = max(0, min(settings.maxSpeed, 240)) / 10 * 10
+        var steps = SpeedSteps(hysteresis: 0)
+        return command(for: lean, steps: &steps)
+    }
+
+    /// The command for `lean` with `steps` holding the current step (its hysteresis applies); a stop
+    /// puts `steps` at rest.
+    public func command(for lean: Double, steps: inout SpeedSteps) -> Command {
+        guard lean.isFinite, !isInDeadZone(lean), lean > 0 || settings.reverse else {
+            steps.rest()
+            return .stop
+        }
+        let limit = max(0, min(settings.maxSpeed, 240)) / 10
         let span = settings.fullScale.isFinite ? settings.fullScale - deadZone : 0
         // A full scale at or inside the dead zone: any lean past it is full speed.
         let fraction = span > 0 ? min((abs(lean) - deadZone) / span, 1) : 1
-        // Up, so the first lean past the dead zone is the first step; the 1e-9 keeps a fraction that is
-        // exactly a step in decimal (0.2/0.4 computed as 0.50000000001) on that step.
-        let steps = Int((fraction * Double(cap / 10) - 1e-9).rounded(.up))
-        return Command(speed: min(max(steps, 1) * 10, cap), backwards: lean < 0)
+        // From the first step at the dead zone's edge to the last at full scale.
+        let position = 1 + fraction * Double(max(limit - 1, 0))
+        let speed = steps.update(position: position, limit: limit)
+        return Command(speed: speed, backwards: lean < 0 && speed > 0)
     }
 
     /// The steering angle for a sideways lean with the same dead zone and full scale: 0 inside the

@@ -283,8 +283,26 @@ final class InputDeviceManager {
     /// `role` is back; when nothing is missing any more, motion may be asked for again.
     private func restored(_ role: DeviceRole) {
         guard !missingRoles.isEmpty, missingRoles.remove(role) != nil, missingRoles.isEmpty else { return }
-        logger.notice("\(role.rawValue) back: driving may resume (the car moves when the driver acts)")
+        logger.notice("\(role.rawValue) back: \(Self.resumeRule(for: role, config: config))")
         onRestored?()
+    }
+
+    /// What it takes to drive again once `role` is back (docs/input.md, "Hands-free driving"): a device that
+    /// arms hands-free driving counts its still hold again from the start; an analog throttle must first be
+    /// back at rest.
+    static func resumeRule(for role: DeviceRole, config: CarbridgeConfig) -> String {
+        let handsFree = config.handsFreeSettings
+        let arms = handsFree?.arming != nil
+            && (role == .board ? config.usesBoard : role == .accelerometer && config.throttle.source == .tilt)
+        if arms {
+            let seconds = CFormat.double("%g", config.handsfree.armAfterSeconds)
+            let stillness = role == .board ? "stand still on it" : "hold it level"
+            return "driving resumes only after a new arming: \(stillness) for arm_after_s (\(seconds) s), as at the start"
+        }
+        if handsFree?.throttle != nil || !config.throttle.axis.isEmpty {
+            return "driving may resume once the throttle has been back at rest (the car moves when the driver acts)"
+        }
+        return "driving may resume (the car moves when the driver acts)"
     }
 
     private func disappeared(_ syspath: String, reason: String) {

@@ -36,6 +36,25 @@ private final class HandDrivenSource: InputSource {
     func disappear(_ reason: String) { onGone?(reason) }
 }
 
+/// Keeps the messages logged through it, for the tests that read the log.
+private final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var all: [String] { lock.withLock { lines } }
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+}
+
+private struct CapturingLogHandler: LogHandler {
+    let lines: LogLines
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) { lines.append("\(event.level): \(event.message)") }
+}
+
 /// Hands-free through the real runtime path (InputCoordinator → ControlMapper → Bridge) on a manual
 /// clock, the parts of issue 16's test list the board's `HandsFreeBridgeTests` does not cover: a tilt rig
 /// held level arms at exactly `arm_after_s` and a wobble restarts the count; leaning back at speed sends
@@ -48,6 +67,7 @@ final class HandsFreeTiltBridgeTests: XCTestCase {
     private var bridge: Bridge!
     private var inputs: InputCoordinator!
     private var source: HandDrivenSource!
+    private let log = LogLines()
 
     override func tearDown() {
         inputs?.stop()
@@ -61,7 +81,7 @@ final class HandsFreeTiltBridgeTests: XCTestCase {
     private func start(_ configText: String, role: DeviceRole) throws {
         loop = try makeManualLoop()
         link = RecordingCarLink(loop: loop)
-        let logger = Logger(label: "handsfree-tilt-test") { _ in SwiftLogNoOpLogHandler() }
+        let logger = Logger(label: "handsfree-tilt-test") { [log] _ in CapturingLogHandler(lines: log) }
         let config = try CarbridgeConfig.parse(text: configText, file: "handsfree.toml", resolver: EventCodeNames())
         bridge = Bridge(settings: config.drive, link: link, loop: loop, logger: logger)
         bridge.start()
@@ -154,6 +174,26 @@ final class HandsFreeTiltBridgeTests: XCTestCase {
         try DriveTestSupport.run(loop, for: .seconds(1))
         XCTAssertEqual(link.texts, ["M,0,0,1"], "nothing streams at S = 0")
         XCTAssertEqual(bridge.state.speed, 0)
+    }
+
+    func testAfterTheSensorIsBackTheRigArmsAgainOnlyAfterAFullLevelHoldAndTheLogSaysSo() throws {
+        try start(tiltRig, role: .accelerometer)
+        try hold(pitch: 0, for: .milliseconds(2020))
+        try hold(pitch: 12, for: .milliseconds(100))
+        XCTAssertEqual(bridge.state.speed, 40)
+        try DriveTestSupport.run(loop, for: .milliseconds(500))
+        XCTAssertEqual(bridge.state.speed, 0, "silent for input_timeout_ms: stopped")
+        link.forgetFrames()
+        try hold(pitch: 0, for: .milliseconds(600))
+        XCTAssertEqual(log.all.filter { $0.contains("back:") }, [
+            "notice: accelerometer back: driving resumes only after a new arming: hold it level for arm_after_s (2 s), as at the start",
+        ])
+        try hold(pitch: 12, for: .milliseconds(200))
+        XCTAssertEqual(link.texts, [], "back and level 0.6 s: the lean sends nothing")
+        try hold(pitch: 0, for: .milliseconds(2000))
+        XCTAssertEqual(link.texts, [], "a full level hold from the wobble: armed, nothing sent by itself")
+        source.tilt(pitch: 12, at: loop.now())
+        XCTAssertEqual(link.texts, ["M,0,40,1"], "armed again: the lean drives")
     }
 
     private let board = """
