@@ -122,6 +122,25 @@ final class MappingConfigurationTests: XCTestCase {
         XCTAssertEqual(throttle.maxSpeed, 150)
     }
 
+    func testThrottleHysteresisReachesEveryAnalogThrottle() throws {
+        XCTAssertEqual(try settings("[throttle]\naxis = \"ABS_RZ\"\n").throttle?.hysteresis, 0.25, "a quarter of a step by default")
+        let trigger = try settings("[throttle]\naxis = \"ABS_GAS\"\nhysteresis = 0.4\n")
+        XCTAssertEqual(trigger.throttle?.hysteresis, 0.4)
+        let board = try settings("[steering]\nsource = \"board\"\n[throttle]\nsource = \"board\"\nhysteresis = 0\n")
+        XCTAssertEqual(board.handsFree?.boardLean.hysteresis, 0)
+        let tilt = try settings("[throttle]\nsource = \"tilt\"\nhysteresis = 0.5\n")
+        guard case .tilt(_, let lean)? = tilt.handsFree?.throttle else { return XCTFail("no tilt throttle") }
+        XCTAssertEqual(lean.hysteresis, 0.5)
+    }
+
+    func testABadThrottleHysteresisIsAClearError() {
+        for value in ["1.5", "-0.1", "\"much\""] {
+            let error = configError("[throttle]\nhysteresis = \(value)\n")
+            XCTAssertEqual(error?.line, 2, value)
+            XCTAssertTrue(error?.description.contains("throttle.hysteresis") ?? false, "\(String(describing: error))")
+        }
+    }
+
     func testGestureTimingCarriedOver() throws {
         let settings = try settings("[gestures]\nlong_press_ms = 900\nrepeat_delay_ms = 400\nrepeat_interval_ms = 100\n")
         XCTAssertEqual(settings.gestures.longPressDuration, .milliseconds(900))
