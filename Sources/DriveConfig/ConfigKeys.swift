@@ -330,7 +330,10 @@ public enum ConfigKeys {
     /// `[throttle] axis`.
     public static let throttleAxis: ConfigKey<String> = evdevName(
         "throttle", "axis", default: "", doc: "An analog trigger as throttle (e.g. \"ABS_RZ\"); \"\" = off.",
-        details: ["Speed follows the trigger in steps of 10, capped by max_speed; off = Speed+ / Speed- only."],
+        details: [
+            "Speed = the trigger's value (0…1, as `carbridge monitor` shows it) × 240, rounded down to a step",
+            "of 10, capped by max_speed; off = Speed+ / Speed- only.",
+        ],
         at: \.throttle.axis)
 
     /// `[throttle] source`.

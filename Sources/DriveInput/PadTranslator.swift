@@ -104,6 +104,22 @@ public struct PadTranslator {
         return info.normalise(clamped, shape: .oneSided)
     }
 
+    /// `frame`, as the pad gave it and after `translate(_:)` took it, with each axis's value replaced by the
+    /// value of the standard axis it drives: the value the mapping uses, for `carbridge monitor`. An axis
+    /// that drives no standard axis (a D-pad, a button) keeps its own value.
+    public func showingMappedValues(_ frame: InputFrame) -> InputFrame {
+        var shown = frame
+        for index in shown.axes.indices {
+            guard let routes = routesByAxis[shown.axes[index].code] else { continue }
+            for route in routes {
+                guard case .axis(let code, _) = layout.routes[route].element.target, let value = axisOut[code] else { continue }
+                shown.axes[index].value = value
+                break
+            }
+        }
+        return shown
+    }
+
     /// Applies route `index` at `position` (0…1 along its input) to its element.
     private mutating func setRoute(_ index: Int, position: Double, into output: inout InputFrame) {
         let route = layout.routes[index]

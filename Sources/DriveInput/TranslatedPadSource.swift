@@ -7,7 +7,8 @@ public final class TranslatedPadSource: InputSource {
     private var translator: PadTranslator
     /// Called with every translated frame (a frame the layout leaves empty is not passed on).
     public var onFrame: ((InputFrame) -> Void)?
-    /// Called with every frame as the pad gave it, before its translation (`carbridge monitor` shows both).
+    /// Called with every frame as the pad gave it, its axes showing the values the translation gave them
+    /// (`PadTranslator.showingMappedValues`), before the translated frame is passed on (`carbridge monitor`).
     public var onUntranslatedFrame: ((InputFrame) -> Void)?
     /// The pad's own loss.
     public var onGone: ((String) -> Void)? {
@@ -37,8 +38,9 @@ public final class TranslatedPadSource: InputSource {
     public func stop() { source.stop() }
 
     private func received(_ frame: InputFrame) {
-        onUntranslatedFrame?(frame)
-        guard let translated = translator.translate(frame) else { return }
+        let translated = translator.translate(frame)
+        if let onUntranslatedFrame { onUntranslatedFrame(translator.showingMappedValues(frame)) }
+        guard let translated else { return }
         onFrame?(translated)
     }
 }

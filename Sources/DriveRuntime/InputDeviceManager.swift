@@ -32,7 +32,8 @@ final class InputDeviceManager {
 
     /// Every frame, with the role it is used as and the device's name (a pad's in its standard layout).
     var onFrame: ((InputFrame, DeviceRole, String) -> Void)?
-    /// Every frame as the device gave it, before a pad's translation (for `carbridge monitor`).
+    /// Every frame as the device gave it, before a pad's translation, its axes showing the values the mapping
+    /// uses (for `carbridge monitor`; set before devices open).
     var onDeviceFrame: ((InputFrame, DeviceRole, String) -> Void)?
     /// A device of `role` was lost (the car must stop).
     var onLost: ((DeviceRole) -> Void)?
@@ -116,9 +117,12 @@ final class InputDeviceManager {
         let resolution = role == .gamepad ? layouts.resolve(recording.info) : nil
         var translator = resolution.flatMap { Self.translator(for: $0, info: recording.info) }
         player.onFrame = { [unowned self] frame in
-            if translator == nil { return self.received(frame, role: role, source: name) }
-            self.onDeviceFrame?(frame, role, name)
-            guard let translated = translator?.translate(frame) else { return }
+            guard translator != nil else { return self.received(frame, role: role, source: name) }
+            let translated = translator?.translate(frame)
+            if let onDeviceFrame = self.onDeviceFrame, let shown = translator?.showingMappedValues(frame) {
+                onDeviceFrame(shown, role, name)
+            }
+            guard let translated else { return }
             self.received(translated, role: role, source: name, deviceFrame: false)
         }
         player.onFinished = { [unowned self] in
@@ -342,7 +346,10 @@ final class InputDeviceManager {
         _ source: any InputSource, through translator: PadTranslator, role: DeviceRole, name: String
     ) -> TranslatedPadSource {
         let pad = TranslatedPadSource(source, translator: translator)
-        pad.onUntranslatedFrame = { [unowned self] frame in self.onDeviceFrame?(frame, role, name) }
+        // Only for a listener (the monitor): the run maps the translated frames and builds nothing more per report.
+        if onDeviceFrame != nil {
+            pad.onUntranslatedFrame = { [unowned self] frame in self.onDeviceFrame?(frame, role, name) }
+        }
         return pad
     }
 

@@ -79,6 +79,60 @@ final class MonitorSessionTests: XCTestCase {
         ])
     }
 
+    /// An 8BitDo Lite 2 (its GameControllerDB line maps `righttrigger:a4`, the pad's `ABS_GAS`, 0…255 with a
+    /// flat of 15, and `rightx:a2`, its `ABS_Z`): the value printed is the one the mapping uses, and the
+    /// speed is that value × 240 rounded down, as protocol §4 says.
+    private let liteTwo = """
+        # EVEMU 1.3
+        N: 8BitDo Lite 2
+        I: 0003 2dc8 5112 0111
+        P: 00 00 00 00 00 00 00 00
+        B: 00 0b 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 00 00
+        B: 01 00 00 00 00 00 00 ff 7f
+        B: 01 00 00 00 00 00 00 00 00
+        B: 03 27 06 03 00 00 00 00 00
+        A: 00 0 255 0 15 0
+        A: 01 0 255 0 15 0
+        A: 02 0 255 0 15 0
+        A: 05 0 255 0 15 0
+        A: 09 0 255 0 15 0
+        A: 0a 0 255 0 15 0
+        A: 10 -1 1 0 0 0
+        A: 11 -1 1 0 0 0
+        E: 0.100000 0001 013b 0001
+        E: 0.100000 0000 0000 0000
+        E: 0.150000 0003 0009 64
+        E: 0.150000 0000 0000 0000
+        E: 0.200000 0003 0009 128
+        E: 0.200000 0000 0000 0000
+        E: 0.250000 0003 0002 200
+        E: 0.250000 0000 0000 0000
+
+        """
+
+    func testATranslatedTriggerPrintsTheValueTheMappingUsesAndItsSpeed() throws {
+        let config = try CarbridgeConfig.parse(
+            text: "[throttle]\naxis = \"ABS_RZ\"\n", file: "pad.toml", resolver: EventCodeNames())
+        let loop = try makeManualLoop()
+        var options = MonitorSession.Options()
+        options.replay = try EvemuRecording.parse(liteTwo)
+        var lines: [String] = []
+        let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+        let session = try MonitorSession(config: config, options: options, loop: loop, logger: logger) { lines.append($0) }
+        try session.run()
+        let pad = "replay \"8BitDo Lite 2\""
+        XCTAssertTrue(lines.contains { $0.hasPrefix("  layout of \(pad): standard, from the built-in GameControllerDB line ") }, "\(lines)")
+        XCTAssertEqual(lines.filter { $0.contains("\(pad)  ABS_") }, [
+            "   0.050  \(pad)  ABS_GAS [righttrigger] 64 (0.20) → speed = 40 / θ 0.0° / range 0  ⇒ M,0,40,1",
+            "   0.100  \(pad)  ABS_GAS [righttrigger] 128 (0.47) → speed = 110 / θ 0.0° / range 0  ⇒ M,0,110,1",
+            "   0.150  \(pad)  ABS_Z [rightx] 200 (0.51) → — / θ 0.0° / range 0",
+        ])
+    }
+
     func testAnAccelerometerRecordingSteersByTilt() throws {
         let config = try CarbridgeConfig.defaults(resolver: EventCodeNames())
         XCTAssertEqual(config.steering.source, .stick)
