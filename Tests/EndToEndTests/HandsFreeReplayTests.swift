@@ -41,6 +41,23 @@ final class HandsFreeReplayTests: XCTestCase {
         }
     }
 
+    func testABoardLeanHoveringOnAStepBoundaryWithNoiseSendsOnlyTheStream() throws {
+        let (car, process, status) = try replay(
+            "board-lean-at-boundary.evemu", config: "handsfree-board-boundary-replay.toml")
+        XCTAssertEqual(status, 0, process.stderr)
+        // 4.2 s of reports every 50 ms with each cell ±3 units, first at 0.30 of full scale, then on the 60/70
+        // boundary itself: one speed, streamed, then the step-off's stop frame and the engine off.
+        XCTAssertEqual(distinctRuns(car.driven), ["M,0,60,1", "M,0,0,1", "E,0,0,0"],
+                       "received: \(car.received.map(\.text))\nstderr:\n\(process.stderr)")
+        let moving = car.driven.filter { $0.text == "M,0,60,1" }
+        if let first = moving.first, let stop = car.driven.first(where: { $0.text == "M,0,0,1" }) {
+            // The stream alone: one frame per 50 ms period from the lean to the step-off (84 in 4.2 s).
+            let periods = (stop.time - first.time) / 0.05
+            XCTAssertLessThanOrEqual(Double(moving.count), periods.rounded() + 2, "\(moving.count) frames in \(periods) periods")
+            XCTAssertGreaterThanOrEqual(Double(moving.count), periods.rounded() - 2)
+        }
+    }
+
     func testTiltSessionPitchIsTheThrottle() throws {
         let (car, process, status) = try replay("tilt-throttle-session.evemu", config: "handsfree-tilt-replay.toml")
         XCTAssertEqual(status, 0, process.stderr)
