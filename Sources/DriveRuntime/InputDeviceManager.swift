@@ -159,6 +159,9 @@ final class InputDeviceManager {
         try source.start()
         onDeviceChange?(InputDeviceChange(key: key, description: Self.describe(role, name), opened: true))
         if let resolution, let info { announce(resolution, of: info, source: name) }
+        // As a device udev opened: a pad or board attached for a lost role is that role back (an
+        // accelerometer is back with its first usable sample).
+        if role != .accelerometer { restored(role) }
     }
 
     /// Closes every device; none of them calls back after this.

@@ -33,6 +33,11 @@ private final class HandDrivenSource: InputSource {
         onFrame?(InputFrame(time: time, axes: cells.map { AxisValue(code: UInt16($0.0), value: 0, raw: Int32(($0.1 * 100).rounded())) }))
     }
 
+    /// A pad's right trigger (`ABS_RZ`) at `value`, 0…1.
+    func trigger(_ value: Double, at time: Instant) {
+        onFrame?(InputFrame(time: time, axes: [AxisValue(code: 5, value: value, raw: Int32((value * 255).rounded()))]))
+    }
+
     func disappear(_ reason: String) { onGone?(reason) }
 }
 
@@ -194,6 +199,28 @@ final class HandsFreeTiltBridgeTests: XCTestCase {
         XCTAssertEqual(link.texts, [], "a full level hold from the wobble: armed, nothing sent by itself")
         source.tilt(pitch: 12, at: loop.now())
         XCTAssertEqual(link.texts, ["M,0,40,1"], "armed again: the lean drives")
+    }
+
+    func testAPadTriggerHeldThroughAnUnplugMustComeBackToRestAndTheLogSaysSo() throws {
+        try start("[throttle]\naxis = \"ABS_RZ\"\n", role: .gamepad)
+        bridge.apply(.engine)
+        source.trigger(0.5, at: loop.now())
+        XCTAssertEqual(link.texts, ["M,0,120,1"])
+        source.disappear("unplugged")
+        XCTAssertEqual(link.texts, ["M,0,120,1", "M,0,0,1"], "lost input: the stop frame")
+        link.forgetFrames()
+        try DriveTestSupport.run(loop, for: .milliseconds(300))
+        let back = HandDrivenSource("fake pad again")
+        try inputs.attach(back, role: .gamepad, name: back.description)
+        XCTAssertEqual(log.all.filter { $0.contains("back:") }, [
+            "notice: gamepad back: driving may resume once the throttle has been back at rest (the car moves when the driver acts)",
+        ])
+        back.trigger(0.5, at: loop.now())
+        back.trigger(0.6, at: loop.now())
+        XCTAssertEqual(link.texts, [], "the trigger still held: nothing moves")
+        back.trigger(0, at: loop.now())
+        back.trigger(0.5, at: loop.now())
+        XCTAssertEqual(link.texts, ["M,0,120,1"], "released and pressed again: it drives")
     }
 
     private let board = """
