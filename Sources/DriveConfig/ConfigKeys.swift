@@ -535,7 +535,10 @@ public enum ConfigKeys {
             ]),
         ConfigTableDeclaration(
             "throttle", doc: "An analog trigger, the tilt's pitch or the board as throttle.",
-            keys: [throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse, throttleHysteresis]),
+            keys: [
+                throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse,
+                throttleHysteresis,
+            ]),
         ConfigTableDeclaration(
             "board", doc: "The Wii Balance Board (hands-free): presence and the centre of pressure.",
             keys: [minWeight, weightHysteresis, boardDeadzone, boardFullScale]),

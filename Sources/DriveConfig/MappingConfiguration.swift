@@ -122,8 +122,8 @@ extension CarbridgeConfig {
         var settings = HandsFreeMapper.Settings(
             boardSteers: steering.source == .board,
             boardLean: LeanThrottleMapper.Settings(
-                deadZone: board.deadzone, fullScale: board.fullScale, maxSpeed: drive.speedCeiling, reverse: throttle.reverse,
-                hysteresis: throttle.hysteresis),
+                deadZone: board.deadzone, fullScale: board.fullScale, maxSpeed: drive.speedCeiling,
+                reverse: throttle.reverse, hysteresis: throttle.hysteresis),
             presence: WeightPresence(
                 minimumKilograms: board.minimumWeightKilograms, hysteresisKilograms: board.weightHysteresisKilograms))
         switch throttle.source {

@@ -8,8 +8,8 @@ import DriveMapping
 /// Values follow SDL's rules: an axis input is taken over its range (`+a2`: the positive half only;
 /// `~`: inverted) and spread over the element's range (a stick −1…1, a trigger or `+leftx` 0…1,
 /// `-leftx` 0…−1); a whole axis onto a trigger keeps the kernel's range and flat (the flat at rest), so
-/// it reads what the same axis reads untranslated; an axis drives a button when past the middle of its input range; a hat drives a
-/// button when its value has any bit of the mask; a button drives an axis to the end of its output
+/// it reads what the same axis reads untranslated; an axis drives a button when past the middle of its
+/// input range; a hat drives a button when its value has any bit of the mask; a button drives an axis to the end of its output
 /// range, and back to 0 when released.
 public struct PadTranslator {
     /// The layout followed.
@@ -63,7 +63,8 @@ public struct PadTranslator {
                 let centred = absInfo[axis.code]?.normalise(axis.raw, shape: .centred) ?? axis.value
                 for index in routes {
                     guard case .axis(_, let half, let inverted) = layout.routes[index].input else { continue }
-                    if half == nil, let position = triggerPosition(of: axis, route: layout.routes[index], inverted: inverted) {
+                    if half == nil,
+                       let position = triggerPosition(of: axis, route: layout.routes[index], inverted: inverted) {
                         setRoute(index, position: position, into: &output)
                         continue
                     }
@@ -112,7 +113,9 @@ public struct PadTranslator {
         for index in shown.axes.indices {
             guard let routes = routesByAxis[shown.axes[index].code] else { continue }
             for route in routes {
-                guard case .axis(let code, _) = layout.routes[route].element.target, let value = axisOut[code] else { continue }
+                guard case .axis(let code, _) = layout.routes[route].element.target, let value = axisOut[code] else {
+                    continue
+                }
                 shown.axes[index].value = value
                 break
             }

@@ -10,7 +10,9 @@ import DriveCore
 /// - the throttle acts only while armed (when arming is on) and with the engine on;
 /// - it never jumps from standing: arming happens inside the dead zone (speed 0); after every stop (stepping off, leaning back, a stop
 ///   the machine made by itself: input loss, the link, the idle timeout) the lean must come back
-///   inside the dead zone before a lean past it gives a speed again;
+///   inside the dead zone before a lean past it gives a speed again, and with arming a lost board or
+///   sensor must arm again when it is back;
+/// - the speed steps hold on a boundary (`SpeedSteps`, `[throttle] hysteresis`);
 /// - reverse (`LeanThrottleMapper.Settings.reverse`) goes through the gear with a stop in between:
 ///   the stop frame, `.gear`, then the speed.
 public struct HandsFreeMapper: Hashable, Sendable {
@@ -159,7 +161,8 @@ public struct HandsFreeMapper: Hashable, Sendable {
         perform(actions, drive: &drive, into: &events)
     }
 
-    /// The device went away: forget the rider, the filter and the cells; the loss itself stops the car.
+    /// The device went away: forget the rider, the filter and the cells; the loss itself stops the car. With
+    /// arming, the device coming back is a new rider: a full `armAfter` still hold before the throttle acts.
     public mutating func deviceLost(role: DeviceRole) {
         switch role {
         case .accelerometer:

@@ -1,8 +1,8 @@
 /// The speed steps of an analog throttle (a trigger or pedal, a tilt rig's pitch, a balance board's lean):
 /// where its travel is becomes a speed in steps of 10, rounded down (protocol §4), and the step changes
 /// only when the travel passes one of the current step's two boundaries by `hysteresis` of a step, as
-/// the angle range does with `hysteresis_deg` (protocol §3). Every analog throttle goes through one of these, so a value
-/// resting on a boundary sends the stream and nothing more, whichever device it comes from.
+/// the angle range does with `hysteresis_deg` (protocol §3). Every analog throttle goes through one of
+/// these, so a value resting on a boundary sends the stream and nothing more, whichever device it comes from.
 ///
 /// The travel is given as a position in steps (2.6 is six tenths of the way from 20 to 30). Two places
 /// have no margin: leaving rest (the first position after `rest()` takes its step at once, so the first

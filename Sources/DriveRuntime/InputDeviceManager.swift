@@ -304,7 +304,8 @@ final class InputDeviceManager {
         if arms {
             let seconds = CFormat.double("%g", config.handsfree.armAfterSeconds)
             let stillness = role == .board ? "stand still on it" : "hold it level"
-            return "driving resumes only after a new arming: \(stillness) for arm_after_s (\(seconds) s), as at the start"
+            return "driving resumes only after a new arming: \(stillness) for arm_after_s (\(seconds) s), "
+                + "as at the start"
         }
         if handsFree?.throttle != nil || !config.throttle.axis.isEmpty {
             return "driving may resume once the throttle has been back at rest (the car moves when the driver acts)"
