@@ -64,7 +64,7 @@ for n in $LIST; do
   note "--- scenario $n"
   # 9 and 10 wait for RFCOMM flow control (about 15 s) and more; generous limits: the host may be loaded.
   # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
-  case $n in 9|10) limit=240 ;; *) limit=180 ;; esac
+  case $n in 9|10) limit=240 ;; ble_car) limit=300 ;; *) limit=180 ;; esac
   timeout -k 20 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
   rc=$?
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then

@@ -1,0 +1,640 @@
+#!/usr/bin/python3
+"""Scenario ble_car: carbridge drives Bluetooth Low Energy cars through bluetoothd (`[link] url = "ble://NAME"`).
+
+The guest's own system D-Bus and one bluetoothd manage both btvirt controllers, as in scenario 13. hci1 becomes an
+LE-only car module (`btmgmt power off; le on; bredr off; power on`) and guest/ble_car.py is its firmware: an HM-10
+(service FFE0, characteristic FFE1, LocalName HMSoft, at most 20 bytes per write) and later a Nordic UART Service
+board (NUSCar), each a GATT application plus a discoverable advertisement registered with bluetoothd, logging like
+car.py (so kharness.CarLog reads it), answering READY/STATUS notifications and applying the car's rules of protocol
+§8 (strict frames: BADLINE; the 300 ms failsafe: FAILSAFE). bluetoothd keeps its default `[GATT] Channels = 3`, so
+write commands travel on three EATT bearers and can overtake each other.
+
+1. The car side alone (no carbridge): LE discovery from hci0 through bluetoothd finds HMSoft, Connect, FFE1 with
+   its flags, notifications (READY), writes with response: a frame split over two writes, a bad line, a write
+   over 20 bytes, and the failsafe after a motion frame.
+2. `carbridge scan` as an unprivileged user lists the car with its name and `HM-10`.
+3. `carbridge run` (ble://HMSoft, unprivileged, the pilot in group input for the uinput pad): handshake E,0,0,0,
+   a pad drive with exact frames, the car's READY line in carbridge's log.
+4. Order under EATT: CYCLES stop/start cycles as fast as the link goes; no motion frame after its cycle's stop.
+5. The car's controller powered off while moving, then on (the car app restarted: pitfall 9 of the BLE recipe):
+   carbridge reconnects, the stop frame M,0,0,1 first, nothing with S > 0 until the pad moves.
+6. SIGKILL while moving: the car's own failsafe stops it 300-500 ms after the last frame.
+7. SIGTERM while moving: E,0,0,0 last, exit 0.
+8. A Nordic UART Service car (ble://NUSCar): handshake, exact frames.
+
+Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
+"""
+import os, re, signal, subprocess, time
+import dbus
+from evdev import ecodes as e
+import kharness as k
+from kharness import Carbridge, Frame, dedup, monotonic
+from bluez_scenario import BLUETOOTHD, carbridge, ensure_controllers, sh
+from scenarios import GAP_S, check_handshake, plug_pad, wait_pad_ready
+
+TITLE = ("BLE cars through bluetoothd: HM-10 and Nordic UART GATT cars, scan, run ble://NAME (handshake, exact frames, "
+         "stop/start order under EATT, controller power loss, car failsafe after SIGKILL, SIGTERM)")
+CYCLES = 1000              # stop/start cycles of the order check (each: a motion frame, then its stop frame)
+CYCLE_WAIT_S = 3.0         # how long one frame of a cycle may take to reach the car
+FAILSAFE_MS = 300          # protocol §8.4: the car's failsafe
+FAILSAFE_LATE_MS = 500     # the car's own timer may fire this late (GLib under TCG)
+HM10_UUID = "0000ffe1-0000-1000-8000-00805f9b34fb"
+BLUEZ = "org.bluez"
+OM = "org.freedesktop.DBus.ObjectManager"
+PROPS = "org.freedesktop.DBus.Properties"
+A_CYCLE = [-2, -1, 0, 1, 2]                                  # each cycle's A differs from the one before
+STEER = {-2: -30000, -1: -16000, 0: 0, 1: 16000, 2: 30000}   # ABS_X for each A (scenario 11's values)
+
+
+def letter(a, d=1):
+    """The motion frame's letter for A and D (protocol §2)."""
+    if d == 1:
+        return "M" if a == 0 else ("L" if a < 0 else "R")
+    return "B" if a == 0 else ("X" if a < 0 else "Y")
+
+
+class FollowLog(k.CarLog):
+    """kharness.CarLog read incrementally: each call parses only what the car appended since the last one (the
+    order check waits for thousands of frames; re-reading the whole log for each would cost more than the link)."""
+
+    def __init__(self, path):
+        k.CarLog.__init__(self, path)
+        self.pos, self.rest, self.cache = 0, b"", []
+
+    def events_conn(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.pos)
+                data = f.read()
+                self.pos = f.tell()
+        except FileNotFoundError:
+            return self.cache
+        lines = (self.rest + data).split(b"\n")
+        self.rest = lines.pop()
+        for raw in lines:
+            parts = raw.decode("utf-8", "replace").split(" ", 2)
+            if len(parts) >= 2:
+                kind, _, conn = parts[1].partition("/")
+                self.cache.append((float(parts[0]), kind, int(conn) if conn else 0, parts[2] if len(parts) > 2 else ""))
+        return self.cache
+
+    def next_frame(self, predicate, cursor, timeout_s, step_s=0.003):
+        """The first RX frame at index >= cursor[0] of events_conn() that satisfies predicate (cursor[0] moves past
+        the frames looked at), or None after timeout_s."""
+        end = monotonic() + timeout_s
+        while True:
+            events = self.events_conn()
+            while cursor[0] < len(events):
+                t, kind, conn, text = events[cursor[0]]
+                cursor[0] += 1
+                if kind == "RX":
+                    fr = Frame(t, text, conn)
+                    if predicate(fr):
+                        return fr
+            if monotonic() >= end:
+                return None
+            time.sleep(step_s)
+
+
+class BleCar:
+    """ble_car.py on hci1, appending to one log (a restarted car continues the connection numbering)."""
+
+    def __init__(self, sc):
+        self.sc = sc
+        self.log_path = os.path.join(sc.work, "car.log")
+        self.log = FollowLog(self.log_path)
+        self.proc = None
+        self.addr = None
+        sc.cleanups.append(self.stop)
+
+    def start(self, mode, name, timeout_s=40):
+        ready = os.path.join(self.sc.work, "car-ready")
+        if os.path.exists(ready):
+            os.remove(ready)
+        first = 1 + max([c for _, c in self.log.connections()] or [0])
+        cmd = [k.PY, os.path.join(k.GUEST, "ble_car.py"), "--hci", "hci1", "--mode", mode, "--name", name,
+               "--log", self.log_path, "--ready", ready, "--status-every", "1", "--first-connection", str(first)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
+        ok = k.wait_until(lambda: (os.path.exists(ready) and os.path.getsize(ready) > 0) or self.proc.poll() is not None,
+                          timeout_s, 0.1)
+        ok = ok and self.proc.poll() is None
+        if ok:
+            self.addr = open(ready).read().strip()
+        return ok
+
+    def stop(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def kinds(self, kind, since=0.0):
+        return [(t, c, text) for t, kd, c, text in self.log.events_conn() if kd == kind and t >= since]
+
+
+def ble_user():
+    """A fresh unprivileged user (no bluetooth group) in group input, so it can open the uinput pad."""
+    used = set()
+    for f in ("/etc/passwd", "/etc/group"):
+        with open(f) as fh:
+            used |= {int(line.split(":")[2]) for line in fh if line.count(":") >= 3 and line.split(":")[2].isdigit()}
+    uid = 2100
+    while uid in used:
+        uid += 1
+    with open("/etc/passwd", "a") as fh:     # the guest's root is a writable overlay
+        fh.write("blepilot:x:%d:%d::/tmp:/bin/sh\n" % (uid, uid))
+    with open("/etc/group") as fh:
+        groups = fh.read().splitlines()
+    out = []
+    for line in groups:
+        if line.startswith("input:"):
+            line += ("," if not line.endswith(":") else "") + "blepilot"
+        out.append(line)
+    out.append("blepilot:x:%d:" % uid)
+    with open("/etc/group", "w") as fh:
+        fh.write("\n".join(out) + "\n")
+    return uid
+
+
+def mgmt_settings(index):
+    p = subprocess.run(["btmgmt", "--index", str(index), "info"], capture_output=True, text=True, timeout=20)
+    m = re.search(r"current settings: (.*)", p.stdout)
+    return m.group(1).split() if m else []
+
+
+def start_bluez(sc):
+    """The system bus and bluetoothd (both controllers), stopped again by the cleanups."""
+    os.makedirs("/run/dbus", exist_ok=True)
+    os.makedirs("/var/lib/dbus", exist_ok=True)
+    if os.path.exists("/run/dbus/pid"):    # left by scenario 13's bus if it did not remove it
+        os.remove("/run/dbus/pid")
+    sh(sc, "dbus-uuidgen --ensure")
+    p = sh(sc, "dbus-daemon --system --fork --print-pid")
+    sc.require(p.returncode == 0, "dbus-daemon --system starts", p.stderr.strip())
+    dbus_pid = int(p.stdout.split()[0])
+    sc.cleanups.append(lambda: os.kill(dbus_pid, signal.SIGTERM))
+    btd_log = open(os.path.join(sc.work, "bluetoothd.log"), "w")
+    btd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=btd_log, stderr=subprocess.STDOUT)
+
+    def stop_bluetoothd():
+        if btd.poll() is None:
+            btd.terminate()
+            try:
+                btd.wait(5)
+            except subprocess.TimeoutExpired:
+                btd.kill()
+                btd.wait()
+    sc.cleanups.append(stop_bluetoothd)
+    bus = dbus.SystemBus()
+
+    def powered(hci):
+        try:
+            return bool(dbus.Interface(bus.get_object(BLUEZ, "/org/bluez/" + hci), PROPS).Get("org.bluez.Adapter1",
+                                                                                              "Powered"))
+        except dbus.DBusException:
+            return False
+    sc.require(k.wait_until(lambda: powered("hci0") and powered("hci1"), 30, 0.2), "bluetoothd has hci0 and hci1 powered")
+    return bus, btd
+
+
+def restore_hci1(sc):
+    """Leaves hci1 as the RFCOMM scenarios expect it (BR/EDR on, page and inquiry scan, RoboCar)."""
+    for c in ("power off", "bredr on", "power on"):
+        sh(sc, "timeout 20 btmgmt --index 1 " + c)
+    sh(sc, "hciconfig hci0 up; hciconfig hci1 up; hciconfig hci1 piscan; hciconfig hci1 name RoboCar")
+
+
+class Central:
+    """hci0 as a central through bluetoothd, for the car-side check (root, blocking dbus-python calls)."""
+
+    def __init__(self, bus):
+        self.bus = bus
+
+    def objects(self):
+        return dbus.Interface(self.bus.get_object(BLUEZ, "/"), OM).GetManagedObjects()
+
+    def iface(self, path, name):
+        return dbus.Interface(self.bus.get_object(BLUEZ, path), name)
+
+    def get(self, path, iface, name):
+        try:
+            return self.iface(path, PROPS).Get(iface, name)
+        except dbus.DBusException:
+            return None
+
+    def find_device(self, name):
+        for path, ifaces in self.objects().items():
+            dev = ifaces.get("org.bluez.Device1")
+            if dev is not None and str(path).startswith("/org/bluez/hci0/") and str(dev.get("Name", "")) == name:
+                return str(path), dev
+        return None
+
+    def find_char(self, dev_path, uuid):
+        for path, ifaces in self.objects().items():
+            ch = ifaces.get("org.bluez.GattCharacteristic1")
+            if ch is not None and str(path).startswith(dev_path + "/") and str(ch["UUID"]).lower() == uuid:
+                return str(path), ch
+        return None
+
+
+def car_side_check(sc, bus, car):
+    """The car through bluetoothd, without carbridge: discovery, connect, notifications, writes, the failsafe."""
+    central = Central(bus)
+    adapter = central.iface("/org/bluez/hci0", "org.bluez.Adapter1")
+    adapter.SetDiscoveryFilter({"Transport": dbus.String("le")})
+    t = monotonic()
+    adapter.StartDiscovery()
+    found = k.wait_until(lambda: central.find_device("HMSoft"), 20, 0.2)
+    try:
+        adapter.StopDiscovery()
+    except dbus.DBusException as error:
+        sc.note("StopDiscovery: %s" % error)
+    sc.require(bool(found), "LE discovery from hci0 (bluetoothd) finds a device named HMSoft within 20 s")
+    dev_path, dev = found
+    sc.metric("car_check_discovery", (monotonic() - t) * 1000.0, "ms")
+    sc.check(str(dev.get("Address")) == car.addr, "the device named HMSoft is the car on hci1",
+             "%s vs %s" % (dev.get("Address"), car.addr))
+    uuids = [str(u).lower() for u in dev.get("UUIDs", [])]
+    sc.check("0000ffe0-0000-1000-8000-00805f9b34fb" in uuids, "its advertisement carries service FFE0", uuids)
+    since = monotonic()
+    try:
+        central.iface(dev_path, "org.bluez.Device1").Connect(timeout=30)
+    except dbus.DBusException as error:
+        sc.require(False, "Device1.Connect to the car", error)
+    resolved = k.wait_until(lambda: central.get(dev_path, "org.bluez.Device1", "ServicesResolved"), 20, 0.1)
+    sc.require(bool(resolved), "the car's services are resolved after Connect")
+    sc.metric("car_check_services_resolved", (monotonic() - since) * 1000.0, "ms")
+    connect = k.wait_until(lambda: car.kinds("CONNECT", since), 5, 0.05)
+    sc.check(bool(connect) and connect[0][2].upper() == k.bdaddr("hci0").upper(),
+             "the car logs CONNECT with the central's (hci0's) address", connect)
+    conn = connect[0][1] if connect else None
+    found = central.find_char(dev_path, HM10_UUID)
+    sc.require(found is not None, "characteristic FFE1 found under the car's service")
+    char_path, ch = found
+    flags = sorted(str(f) for f in ch["Flags"])
+    sc.check(flags == sorted(["read", "write-without-response", "write", "notify"]),
+             "FFE1's flags are read, write-without-response, write, notify", flags)
+    char = central.iface(char_path, "org.bluez.GattCharacteristic1")
+    char.StartNotify()
+    tx = k.wait_until(lambda: [x for x in car.kinds("TX", since) if x[2] == "READY HMSoft"], 5, 0.05)
+    sc.check(bool(tx), "StartNotify -> the car notifies READY HMSoft")
+    value = k.wait_until(lambda: bytes(central.get(char_path, "org.bluez.GattCharacteristic1", "Value") or b"")
+                         .startswith(b"READY HMSoft"), 5, 0.05)
+    sc.check(bool(value), "the central's FFE1 Value shows READY HMSoft")
+
+    def write(data):
+        char.WriteValue(dbus.ByteArray(data), {"type": dbus.String("request")}, timeout=10)
+        return monotonic()
+
+    cursor = [len(car.log.events_conn())]
+    write(b"E,0,0,0\n")
+    fr = car.log.next_frame(lambda f: True, cursor, 3)
+    sc.check(fr is not None and fr.text == "E,0,0,0" and fr.conn == conn, "a write reaches the car: RX E,0,0,0", fr)
+    write(b"M,0,1")
+    t = write(b"0,1\n")
+    fr = car.log.next_frame(lambda f: True, cursor, 3)
+    sc.check(fr is not None and fr.text == "M,0,10,1", "a frame split over two writes is one line M,0,10,1", fr)
+    fs = k.wait_until(lambda: car.kinds("FAILSAFE", t), 3, 0.02)
+    sc.check(bool(fs), "the car's failsafe stops it when no frame follows M,0,10,1")
+    if fs and fr is not None:
+        gap = (fs[0][0] - fr.t) * 1000.0
+        sc.metric("car_check_failsafe_after_last_frame", gap, "ms")
+        sc.check(FAILSAFE_MS <= gap <= FAILSAFE_LATE_MS, "... %d-%d ms after the frame" % (FAILSAFE_MS, FAILSAFE_LATE_MS),
+                 "%.0f ms (%s)" % (gap, fs[0][2]))
+    t = write(b"M,0,15,1\n")
+    bad = k.wait_until(lambda: car.kinds("BADLINE", t), 3, 0.02)
+    sc.check(bool(bad) and "M,0,15,1" in bad[0][2], "a line that is not a frame (M,0,15,1) is a BADLINE", bad)
+    t = write(b"M,0,10,1\nM,0,10,1\nE,0,0,0\n")
+    bad = k.wait_until(lambda: car.kinds("BADWRITE", t), 3, 0.02)
+    sc.check(bool(bad) and bad[0][2] == "too long: 27 bytes", "a 27-byte write is a BADWRITE (an HM-10 takes 20)", bad)
+    sc.check(not [x for x in car.kinds("RX", t)], "... and its data is dropped", car.kinds("RX", t))
+    status = k.wait_until(lambda: [x for x in car.kinds("TX", since) if x[2].startswith("STATUS ")], 3, 0.1)
+    sc.check(bool(status), "the car notifies a STATUS line every second")
+    t = monotonic()
+    try:
+        char.StopNotify()
+    except dbus.DBusException as error:
+        sc.note("StopNotify: %s" % error)
+    central.iface(dev_path, "org.bluez.Device1").Disconnect(timeout=20)
+    eof = k.wait_until(lambda: car.kinds("EOF", t), 10, 0.05)
+    sc.check(bool(eof) and eof[0][1] == conn, "Disconnect -> the car logs EOF of that connection", eof)
+    # carbridge starts from scratch: no device object left from this check
+    try:
+        adapter.RemoveDevice(dbus.ObjectPath(dev_path))
+    except dbus.DBusException as error:
+        sc.note("RemoveDevice: %s" % error)
+
+
+def scan_check(sc, car, uid):
+    cmdlog = os.path.join(sc.work, "carbridge-commands.log")
+    rc, out, err, took = carbridge(sc, cmdlog, ["scan", "--adapter", "hci0", "--seconds", "8"], uid=uid, timeout=60)
+    sc.metric("scan_duration", took * 1000.0, "ms")
+    sc.check(rc == 0, "scan (uid %d) exits 0" % uid, "%s %s" % (rc, err.strip()[-200:]))
+    lines = [line for line in out.splitlines() if car.addr.upper() in line.upper() and "HMSoft" in line]
+    sc.check(bool(lines), "scan lists the car's address %s and HMSoft on one line" % car.addr, out.strip()[:300])
+    sc.check(any("HM-10" in line for line in lines), "... and says HM-10 on that line", lines)
+
+
+def ble_config(car_addr, name):
+    cfg = k.base_config(car_addr, url="ble://%s" % name)
+    return cfg
+
+
+def start_run(sc, car, name, uid, what):
+    """carbridge run with url ble://NAME as uid; waits for its first frame at the car after the start, checks it is
+    the handshake E,0,0,0 (a new carbridge may find the link bluetoothd kept up, so the connection need not be new)."""
+    config = ble_config(car.addr, name)
+    sc.check('url = "ble://%s"' % name in config, "the config links to ble://%s" % name)
+    cb = Carbridge(sc.work, config, user=str(uid))
+    since = monotonic()
+    try:
+        cb.start()
+    except (OSError, RuntimeError) as error:
+        sc.require(False, "carbridge starts (%s)" % what, error)
+    sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 3))
+    first = k.wait_until(lambda: car.log.frames(since) or not cb.alive(), 60, 0.05)
+    sc.require(cb.alive(), "carbridge (%s) keeps running after start" % what,
+               "exit %s; last log lines %s" % (cb.proc.poll(), [x for _, x in cb.log_lines(None, since - 1)][-4:]))
+    sc.require(bool(first), "carbridge (%s) writes to the car within 60 s of exec" % what,
+               [x for _, x in cb.log_lines(None, since - 1)][-4:])
+    fr = first[0]
+    sc.metric("%s_first_frame_after_exec" % what, (fr.t - since) * 1000.0, "ms")
+    sc.check(fr.text == "E,0,0,0", "handshake: the first frame from carbridge (%s) is E,0,0,0" % what, fr.text)
+    connects = car.log.connections(since)
+    sc.note("%s: connections since start %s, first frame %s on connection %d" % (what, connects, fr, fr.conn))
+    cb.since = since
+    return cb
+
+
+def drive_exact(sc, car, cb, pad, what, since):
+    """Engine, Speed+ x2, Speed- x2, Engine off: exactly the six frames, with the handshake first."""
+    pad.press(e.BTN_START, "engine on"); time.sleep(GAP_S)
+    for _ in range(2):
+        pad.press(e.BTN_TR, "speed+"); time.sleep(GAP_S)
+    for _ in range(2):
+        pad.press(e.BTN_TL, "speed-"); time.sleep(GAP_S)
+    t = pad.press(e.BTN_START, "engine off")
+    car.log.wait_frame(lambda f: f.text == "E,0,0,0", t, 3.0)
+    time.sleep(0.3)
+    frames = car.log.frames(since)
+    sc.dump_frames(frames, "%s: frames received by the car" % what)
+    got = dedup(frames)
+    want = ["E,0,0,0", "M,0,10,1", "M,0,20,1", "M,0,10,1", "M,0,0,1", "E,0,0,0"]
+    sc.check(got == want, "%s: the car receives exactly %s" % (what, " ".join(want)), "got %s" % " ".join(got))
+
+
+def no_bad_lines(sc, car, since, what):
+    bad = car.kinds("BADLINE", since) + car.kinds("BADWRITE", since)
+    sc.check(not bad, "%s: every write was at most 20 bytes and every line a frame (no BADWRITE/BADLINE)" % what, bad[:5])
+
+
+def steer_and_speed_up(pad, value):
+    """One report: the stick to `value` and Speed+ pressed; then the release. Returns the report's time."""
+    pad.ui.write(e.EV_ABS, e.ABS_X, value)
+    pad.ui.write(e.EV_KEY, e.BTN_TR, 1)
+    t = monotonic()
+    pad.ui.syn()
+    pad.ui.write(e.EV_KEY, e.BTN_TR, 0)
+    pad.ui.syn()
+    return t
+
+
+def order_check(sc, car, cb, pad):
+    """CYCLES stop/start cycles, each waiting for its frames at the car; then the invariant on all frames."""
+    events = car.log.events_conn()
+    cursor = [len(events)]
+    t0 = monotonic()
+    starts = []   # (time, A)
+    failed = None
+    for i in range(CYCLES):
+        a = A_CYCLE[i % len(A_CYCLE)]
+        motion, stop = "%s,%d,10,1" % (letter(a), a), "%s,%d,0,1" % (letter(a), a)
+        c0 = cursor[0]
+        t = steer_and_speed_up(pad, STEER[a])
+        starts.append((t, a))
+        if car.log.next_frame(lambda f: f.text == motion, cursor, CYCLE_WAIT_S) is None:
+            failed = "cycle %d: no %s within %.0f s" % (i, motion, CYCLE_WAIT_S)
+            break
+        pad.ui.write(e.EV_KEY, e.BTN_TL, 1)
+        t_down = monotonic()
+        pad.ui.syn()
+        pad.ui.write(e.EV_KEY, e.BTN_TL, 0)
+        pad.ui.syn()
+        # the stop frame: it left after the press, so it arrives after it (it may have overtaken the motion frame)
+        cursor[0] = c0
+        if car.log.next_frame(lambda f: f.text == stop and f.t >= t_down, cursor, CYCLE_WAIT_S) is None:
+            failed = "cycle %d: no %s within %.0f s of Speed-" % (i, stop, CYCLE_WAIT_S)
+            break
+    took = monotonic() - t0
+    done = len(starts) if failed is None else len(starts) - 1
+    sc.check(failed is None, "%d stop/start cycles each reach the car (motion frame, then its stop frame)" % CYCLES, failed)
+    time.sleep(0.5)   # late frames of the last cycles
+    frames = car.log.frames(t0)
+    # each cycle's frames: its A, from its start until its A comes round again
+    overtaken, unsettled, stray = [], [], 0
+    bounds = [t for t, _ in starts] + [float("inf")] * len(A_CYCLE)
+    for i, (t, a) in enumerate(starts):
+        end = bounds[i + len(A_CYCLE)]
+        mine = [f for f in frames if t <= f.t < end and f.motion and f.a == a]
+        moved = stopped = False
+        for f in mine:
+            if f.s > 0:
+                moved = True
+                if stopped:
+                    overtaken.append((i, f.t, f.text))
+            elif moved:
+                stopped = True
+        if i < done and (not mine or mine[-1].s != 0):
+            unsettled.append((i, [f.text for f in mine]))
+    stray = [f for f in frames if not f.motion and f.text != "E,0,0,0"]
+    sc.metric("order_cycles_done", done, "cycles")
+    sc.metric("order_seconds", took, "s")
+    if done:
+        sc.metric("order_cycle_mean", took * 1000.0 / done, "ms")
+    sc.metric("order_frames_received", len(frames), "frames")
+    sc.metric("order_overtaken", len(overtaken), "frames")
+    sc.check(not overtaken, "no motion frame arrives after its cycle's stop frame (a stop overtaken by the motion "
+             "frame written before it)", overtaken[:5])
+    sc.check(not unsettled, "the last frame of every cycle is its stop frame", unsettled[:5])
+    sc.check(not stray, "nothing but motion frames during the cycles", [f.text for f in stray][:5])
+    # back to the centre, at rest: the pad's stick where the other checks expect it
+    pad.axis(e.ABS_X, 0, "stick centre")
+    return frames
+
+
+def power_loss_check(sc, car, cb, pad, bus):
+    """hci1 powered off while moving, then on (the car app restarted so it advertises again)."""
+    t = pad.press(e.BTN_TR, "speed+")
+    moving = car.log.wait_frame(lambda f: f.text == "M,0,10,1", t, 3.0)
+    sc.require(moving is not None, "moving at S=10 before the power loss")
+    old = moving.conn
+    time.sleep(0.3)
+    t_off = monotonic()
+    sh(sc, "timeout 20 btmgmt --index 1 power off")
+    eof = k.wait_until(lambda: car.kinds("EOF", t_off), 10, 0.05)
+    sc.check(bool(eof) and eof[0][1] == old, "hci1 powered off -> the car sees its connection %d end" % old, eof)
+    down = k.wait_until(lambda: cb.log_lines(r"link down", t_off - 0.5), 10, 0.1)
+    sc.check(bool(down), "carbridge logs the link down", [x for _, x in cb.log_lines(None, t_off - 0.5)][-4:])
+    if down:
+        sc.metric("link_down_logged_after_power_off", (down[0][0] - t_off) * 1000.0, "ms")
+    fs = k.wait_until(lambda: car.kinds("FAILSAFE", t_off - 0.5), 2, 0.05)
+    sc.note("the car's failsafe after the power loss: %s" % fs)
+    car.stop()
+    sh(sc, "timeout 20 btmgmt --index 1 power on")
+    settings = mgmt_settings(1)
+    sc.check("powered" in settings and "le" in settings and "br/edr" not in settings,
+             "hci1 is powered and still LE-only after power on", settings)
+    t_on = monotonic()
+    sc.require(car.start("hm10", "HMSoft"), "the HM-10 car app registers again after power on")
+    connect = k.wait_until(lambda: car.log.connections(t_on), 40, 0.1)
+    sc.require(bool(connect), "carbridge reconnects to the car within 40 s of its return")
+    accepted, conn = connect[0]
+    sc.metric("reconnect_after_power_on", (accepted - t_on) * 1000.0, "ms")
+    first = check_handshake(sc, car, accepted, conn, "M,0,0,1", "the new connection (engine on: the stop frame)",
+                            "handshake_after_reconnect", None)
+    sc.check(cb.alive(), "carbridge kept running through the power loss")
+    time.sleep(1.0)   # the driver does nothing for a second
+    idle = car.log.frames(accepted, conn=conn)
+    sc.dump_frames(car.log.frames(t_off - 0.3), "frames around the power loss")
+    sc.check(not [f for f in idle if f.s > 0], "no motion frame with S > 0 on the new connection until the pad moves",
+             [f.text for f in idle][:5])
+    sc.check(not car.log.frames(t_off + 0.05, accepted), "nothing received while the car was away",
+             [f.text for f in car.log.frames(t_off + 0.05, accepted)][:5])
+    t = pad.press(e.BTN_TR, "speed+ after the reconnect")
+    fr = car.log.wait_frame(lambda f: f.motion and f.s > 0, t, 3.0)
+    sc.check(fr is not None and fr.text == "M,0,10,1" and fr.conn == conn,
+             "Speed+ after the reconnect -> M,0,10,1 on the new connection (S was reset)", fr)
+    return first
+
+
+def kill_check(sc, car, cb):
+    """SIGKILL while moving: the car's own failsafe stops it."""
+    moving = car.log.wait_frame(lambda f: f.motion and f.s > 0, monotonic() - 0.2, 2.0)
+    sc.require(moving is not None, "streaming a motion frame with S > 0 before SIGKILL")
+    t_kill = cb.send_signal(signal.SIGKILL)
+    cb.stop(signal.SIGKILL, 5)
+    fs = k.wait_until(lambda: car.kinds("FAILSAFE", t_kill), 3, 0.02)
+    sc.check(bool(fs), "the car's failsafe stops it after carbridge is killed (SIGKILL) while moving")
+    if fs:
+        last = [f for f in car.log.frames(t_kill - 1.0, fs[0][0])]
+        sc.dump_frames(last, "frames before the failsafe")
+        if last:
+            gap = (fs[0][0] - last[-1].t) * 1000.0
+            sc.metric("failsafe_after_last_frame", gap, "ms")
+            sc.check(FAILSAFE_MS <= gap <= FAILSAFE_LATE_MS and last[-1].s > 0,
+                     "FAILSAFE %d-%d ms after the last frame (S > 0)" % (FAILSAFE_MS, FAILSAFE_LATE_MS),
+                     "%.0f ms after %s (%s)" % (gap, last[-1].text, fs[0][2]))
+        after = car.log.frames(fs[0][0])
+        sc.check(not after, "nothing reaches the car after the failsafe (carbridge is gone)", [f.text for f in after][:3])
+
+
+def sigterm_check(sc, car, cb, pad):
+    t = pad.press(e.BTN_START, "engine on"); time.sleep(GAP_S)
+    t = pad.press(e.BTN_TR, "speed+")
+    sc.require(car.log.wait_frame(lambda f: f.text == "M,0,10,1", t, 3.0) is not None, "moving at S=10 before SIGTERM")
+    time.sleep(0.2)
+    t_term = monotonic()
+    rc = cb.stop(signal.SIGTERM, 5)
+    sc.metric("exit_after_sigterm", (monotonic() - t_term) * 1000.0, "ms")
+    sc.check(rc == 0, "carbridge exits 0 on SIGTERM", rc)
+    time.sleep(0.5)   # a late frame would arrive by now
+    after = car.log.frames(t_term - 0.01)
+    sc.dump_frames(car.log.frames(t_term - 0.2), "frames around SIGTERM")
+    sc.check(bool(after) and after[-1].text == "E,0,0,0", "E,0,0,0 is the last frame the car receives",
+             [f.text for f in after][-3:])
+    shut = cb.log_lines(r"shutdown: ")
+    sc.note("carbridge's shutdown lines: %s" % shut)
+
+
+def nus_check(sc, car, bus, uid):
+    """The Nordic UART Service car on hci1 (the HM-10 disconnected and gone)."""
+    central = Central(bus)
+    t = monotonic()
+    for path, ifaces in central.objects().items():
+        dev = ifaces.get("org.bluez.Device1")
+        if dev is not None and str(path).startswith("/org/bluez/hci0/") and str(dev.get("Address")) == car.addr:
+            try:
+                if dev.get("Connected"):
+                    central.iface(path, "org.bluez.Device1").Disconnect(timeout=20)
+                central.iface("/org/bluez/hci0", "org.bluez.Adapter1").RemoveDevice(dbus.ObjectPath(path))
+            except dbus.DBusException as error:
+                sc.note("disconnecting the HM-10: %s" % error)
+    k.wait_until(lambda: len(car.kinds("EOF")) >= len(car.log.connections()), 10, 0.1)
+    sc.note("HM-10 link down (car events since: %s)" % car.kinds("EOF", t))
+    car.stop()
+    t = monotonic()
+    sc.require(car.start("nus", "NUSCar"), "the Nordic UART car (ble_car.py --mode nus --name NUSCar) registers on hci1")
+    cb = start_run(sc, car, "NUSCar", uid, "nus")
+    pad = k.Pad("Harness Gamepad")   # the config picks the pad by name
+    sc.cleanups.append(pad.close)
+    since_pad = monotonic()
+    sc.require(k.wait_until(lambda: cb.has_open(pad.node), 8.0), "carbridge (nus) opens the hotplugged pad")
+    wait_pad_ready(sc, cb, pad, since_pad)
+    drive_exact(sc, car, cb, pad, "NUS car", cb.since)
+    sc.check(bool(cb.log_lines(r"car: READY NUSCar", cb.since - 1)), "carbridge logs the car's line READY NUSCar",
+             [x for _, x in cb.log_lines(r"car: ", cb.since - 1)][:3])
+    no_bad_lines(sc, car, t, "NUS car")
+    sc.check(cb.stop(signal.SIGTERM, 5) == 0, "carbridge (nus) exits 0 on SIGTERM")
+    pad.close()
+
+
+def run(sc):
+    t_start = monotonic()
+    sc.require(os.access(k.CARBRIDGE, os.X_OK), "carbridge binary present", k.CARBRIDGE)
+    ensure_controllers(sc)
+    uid = ble_user()
+    bus, btd = start_bluez(sc)
+    sc.cleanups.insert(0, lambda: restore_hci1(sc))   # runs last, after bluetoothd stopped
+    # ---- hci1 becomes an LE-only car module (scenario 13 left it BR/EDR-only) ----
+    for c in ("power off", "le on", "bredr off", "power on"):
+        sh(sc, "timeout 20 btmgmt --index 1 " + c)
+    s1, s0 = mgmt_settings(1), mgmt_settings(0)
+    sc.require("powered" in s1 and "le" in s1 and "br/edr" not in s1, "hci1 is powered, LE on, BR/EDR off", s1)
+    sc.require("powered" in s0 and "le" in s0, "hci0 is powered with LE on", s0)
+    car = BleCar(sc)
+    t = monotonic()
+    sc.require(car.start("hm10", "HMSoft"), "the HM-10 car (ble_car.py --mode hm10) registers its GATT application "
+               "and advertisement on hci1", open(car.log_path + ".stderr").read()[-300:])
+    sc.metric("car_registered_after_start", (monotonic() - t) * 1000.0, "ms")
+    sc.check(car.addr == k.bdaddr("hci1"), "the car's adapter is hci1", car.addr)
+
+    # ---- 1. the car alone, through bluetoothd ----
+    car_side_check(sc, bus, car)
+    sc.metric("infrastructure_done_after", monotonic() - t_start, "s")
+
+    # ---- 2. carbridge scan, unprivileged ----
+    scan_check(sc, car, uid)
+
+    # ---- 3. carbridge run ble://HMSoft: handshake, exact frames, the car's line ----
+    cb = start_run(sc, car, "HMSoft", uid, "hm10")
+    pad = plug_pad(sc, cb)
+    drive_exact(sc, car, cb, pad, "HM-10 car", cb.since)
+    sc.check(bool(cb.log_lines(r"car: READY HMSoft", cb.since - 1)), "carbridge logs the car's line READY HMSoft",
+             [x for _, x in cb.log_lines(r"car: ", cb.since - 1)][:3])
+    no_bad_lines(sc, car, cb.since, "HM-10 drive")
+
+    # ---- 4. order under EATT ----
+    pad.press(e.BTN_START, "engine on"); time.sleep(GAP_S)
+    t = monotonic()
+    order_check(sc, car, cb, pad)
+    no_bad_lines(sc, car, t, "order cycles")
+
+    # ---- 5. the car's controller loses power while moving ----
+    time.sleep(GAP_S)
+    power_loss_check(sc, car, cb, pad, bus)
+
+    # ---- 6. SIGKILL while moving: the car's failsafe ----
+    kill_check(sc, car, cb)
+
+    # ---- 7. SIGTERM while moving ----
+    cb = start_run(sc, car, "HMSoft", uid, "hm10_restart")
+    wait_pad_ready(sc, cb, pad, cb.since)
+    sigterm_check(sc, car, cb, pad)
+    pad.close()
+
+    # ---- 8. the Nordic UART car ----
+    nus_check(sc, car, bus, uid)
+    sc.metric("guest_seconds", monotonic() - t_start, "s")
