@@ -1,4 +1,4 @@
-/// Where the car is: parsed from `rfcomm://…`, `serial://…`, `tcp://…`, `stdout` or `sim`.
+/// Where the car is: parsed from `rfcomm://…`, `ble://…`, `serial://…`, `tcp://…`, `stdout` or `sim`.
 public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     /// BlueZ RFCOMM to a Bluetooth address (upper-case `AA:BB:CC:DD:EE:FF`) on channel 1…30.
     case rfcomm(address: String, channel: Int)
@@ -6,6 +6,12 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     /// `rfcomm://name=HC-05`), found through bluetoothd before the link opens; without a channel, the
     /// channel of its SDP Serial Port record (DriveBluetooth resolves it; the link is still plain RFCOMM).
     case rfcommDevice(name: String, channel: Int?)
+    /// Bluetooth Low Energy to a "serial" module (HM-10, Nordic UART) at this address (upper-case), through
+    /// bluetoothd's GATT client.
+    case ble(address: String)
+    /// Bluetooth Low Energy to the car advertising this name (`ble://HMSoft`, `ble://name=HMSoft`), found
+    /// through bluetoothd on every connect (an unpaired LE device is forgotten soon after it goes).
+    case bleDevice(name: String)
     /// A serial tty (e.g. `/dev/rfcomm0`, `/dev/ttyUSB0`) at a baud rate.
     case serial(path: String, baud: Int)
     /// A TCP connection (a car bridge on the network, or `carbridge car-sim`).
@@ -23,7 +29,7 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
     public static let defaultChannel = 1
     /// The accepted forms, for error messages and help.
     public static let acceptedForms =
-        "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim"
+        "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], ble://AA:BB:CC:DD:EE:FF, ble://NAME, serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim"
 
     /// Parses a link URL; throws `LinkURLError` naming what is wrong.
     public init(parsing text: String) throws(LinkURLError) {
@@ -39,6 +45,7 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
         let rest = String(trimmed[schemeEnd.upperBound...])
         switch scheme {
         case "rfcomm": self = try Self.parseRFCOMM(rest, fail)
+        case "ble": self = try Self.parseBLE(rest, fail)
         case "serial": self = try Self.parseSerial(rest, fail)
         case "tcp": self = try Self.parseTCP(rest, fail)
         default: throw fail("unknown scheme \"\(scheme)\"")
@@ -75,6 +82,31 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
             throw fail("a device name must have 1 to 248 bytes, like rfcomm://HC-05")
         }
         return .rfcommDevice(name: name, channel: channel)
+    }
+
+    private static func parseBLE(_ rest: String, _ fail: (String) -> LinkURLError) throws(LinkURLError) -> LinkURL {
+        var first = rest
+        if first.hasSuffix("/") { first.removeLast() }
+        if first.contains("/") {
+            throw fail("a ble URL is ble://ADDRESS or ble://NAME, with no channel (write a '/' in a name as %2F)")
+        }
+        let explicitName = first.lowercased().hasPrefix("name=")
+        if !explicitName {
+            let address = first.uppercased()
+            if isBluetoothAddress(address) { return .ble(address: address) }
+            if first.contains(":") || first.isEmpty {
+                throw fail("\"\(first)\" is not a Bluetooth address (six hex pairs like C8:FD:19:12:34:56)")
+            }
+        }
+        let encoded = explicitName ? String(first.dropFirst(5)) : first
+        guard let name = decodeDeviceName(encoded) else {
+            throw fail("\"\(encoded)\" is not a device name (a bad %XX escape, not UTF-8, or a control character)")
+        }
+        // An LE advertisement carries at most 29 bytes of name; bluetoothd may learn a longer one (248).
+        guard !name.isEmpty, name.utf8.count <= 248 else {
+            throw fail("a device name must have 1 to 248 bytes, like ble://HMSoft")
+        }
+        return .bleDevice(name: name)
     }
 
     /// A device name as a URL part: unreserved characters as they are, everything else as %XX.
@@ -175,6 +207,8 @@ public enum LinkURL: Hashable, Sendable, CustomStringConvertible {
         case .rfcomm(let address, let channel): return "rfcomm://\(address)/\(channel)"
         case .rfcommDevice(let name, let channel):
             return "rfcomm://name=\(Self.encodeDeviceName(name))" + (channel.map { "/\($0)" } ?? "")
+        case .ble(let address): return "ble://\(address)"
+        case .bleDevice(let name): return "ble://name=\(Self.encodeDeviceName(name))"
         case .serial(let path, let baud): return "serial://\(path)?baud=\(baud)"
         case .tcp(let host, let port): return "tcp://\(HostPort(host: host, port: port))"
         case .stdout: return "stdout"

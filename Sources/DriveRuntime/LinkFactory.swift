@@ -13,7 +13,7 @@ public struct LinkFactory {
 
     /// The `sim` link's maker, if any.
     public var simulatedCar: SimulatedCarMaker?
-    /// Where an `rfcomm://NAME` resolution says what it found (by default a notice line on stderr).
+    /// Where an `rfcomm://NAME` resolution or a BLE link says what it found (by default a notice line on stderr).
     public var notice: (String) -> Void
 
     /// A factory; without `simulatedCar`, a `sim` link is refused with a sentence that says so.
@@ -38,6 +38,10 @@ public struct LinkFactory {
             return RFCOMMLink(
                 connector: RFCOMMConnector(address: address, channel: channel), loop: loop, encoder: encoder,
                 options: options)
+        case .ble(let address):
+            return BLELink(target: .address(address), loop: loop, encoder: encoder, options: options, notice: notice)
+        case .bleDevice(let name):
+            return BLELink(target: .name(name), loop: loop, encoder: encoder, options: options, notice: notice)
         case .serial(let path, let baud):
             return SerialLink(
                 connector: SerialConnector(path: path, baud: baud), loop: loop, encoder: encoder,
