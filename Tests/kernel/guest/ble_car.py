@@ -264,6 +264,20 @@ class Car:
         debug("connection", self.conn, "ended (%s)" % how)
         self.conn, self.peer = None, None
         self.set_notifying(False)
+        if how != "adapter powered off" and path is not None:
+            GLib.timeout_add(100, self.forget, str(path))
+
+    def forget(self, path):
+        """A real HM-10 keeps no record of its centrals and advertises again at once. Here, while bluetoothd kept the
+        (temporary) Device1 of the central that had just disconnected on the car's adapter, no central found the car
+        for about 30-40 s (until bluetoothd dropped that object by itself): the car removes it."""
+        try:
+            dbus.Interface(self.bus.get_object(BLUEZ, self.adapter), "org.bluez.Adapter1").RemoveDevice(
+                dbus.ObjectPath(path), reply_handler=lambda: debug("removed", path),
+                error_handler=lambda err: debug("RemoveDevice", path, "failed:", err.get_dbus_message()))
+        except dbus.DBusException as error:
+            debug("RemoveDevice", path, "failed:", error)
+        return False
 
     def device_changed(self, iface, changed, invalidated, path=None):
         if iface == DEV_IF and str(path).startswith(self.adapter + "/dev_") and "Connected" in changed:
