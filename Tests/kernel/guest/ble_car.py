@@ -2,7 +2,7 @@
 """The BLE car of scenario ble_car: an HM-10 (or a Nordic UART Service board) on one controller, through bluetoothd.
 
     ble_car.py --hci hci1 --mode hm10|nus --name HMSoft --log FILE [--ready FILE] [--status-every SECONDS]
-               [--first-connection N] [--failsafe-ms MS]
+               [--first-connection N] [--failsafe-ms MS] [--beacon-every SECONDS]
 
 bluetoothd manages the guest's controllers; through its D-Bus API (dbus-python + GLib, as root) this script
 makes --hci an LE "serial" car module (the controller must already be LE-only: btmgmt bredr off):
@@ -37,9 +37,10 @@ under TCG is part of every latency measured against it).
 Notifications: when a central turns them on, "READY <name>" once, then "STATUS battery=7.4V" every
 --status-every seconds (1 by default; 0: none); each at most 20 bytes with its \\n, as an HM-10 sends them.
 The --ready file is written (the adapter's address) once the application and the advertisement are registered.
+While no central is connected the car advertises again every --beacon-every seconds (0.5; 0: never), see beacon().
 SIGTERM ends it (bluetoothd then drops the application and the advertisement; the LE link stays up).
 """
-import argparse, math, os, re, signal, sys, time
+import argparse, math, os, re, signal, socket, sys, time
 
 import dbus
 import dbus.exceptions
@@ -246,6 +247,7 @@ class Car:
         self.last_conn = None     # the connection it came on
         self.failsafe_timer = None
         self.done = set()
+        self.hci = None           # raw HCI socket of --hci (beacon)
 
     # ---- connections
     def begin(self, path, how):
@@ -264,20 +266,30 @@ class Car:
         debug("connection", self.conn, "ended (%s)" % how)
         self.conn, self.peer = None, None
         self.set_notifying(False)
-        if how != "adapter powered off" and path is not None:
-            GLib.timeout_add(100, self.forget, str(path))
 
-    def forget(self, path):
-        """A real HM-10 keeps no record of its centrals and advertises again at once. Here, while bluetoothd kept the
-        (temporary) Device1 of the central that had just disconnected on the car's adapter, no central found the car
-        for about 30-40 s (until bluetoothd dropped that object by itself): the car removes it."""
+    def beacon(self):
+        """Advertises again while nobody is connected, every --beacon-every seconds. btvirt (BlueZ 5.66's emulator)
+        delivers advertising reports only when a scanner starts scanning or an advertiser enables its set, never
+        again at the advertising interval; a report that reaches the scanning kernel before its discovery has
+        started is dropped, so one discovery in two or three never saw the car. A real HM-10 sends its
+        advertisement every interval: here the car disables and enables its set (handle 1, its one instance)
+        through a raw HCI socket, and each enable is a fresh advertisement for every scanner."""
+        if self.conn is not None or len(self.done) < 2:
+            return True
         try:
-            dbus.Interface(self.bus.get_object(BLUEZ, self.adapter), "org.bluez.Adapter1").RemoveDevice(
-                dbus.ObjectPath(path), reply_handler=lambda: debug("removed", path),
-                error_handler=lambda err: debug("RemoveDevice", path, "failed:", err.get_dbus_message()))
-        except dbus.DBusException as error:
-            debug("RemoveDevice", path, "failed:", error)
-        return False
+            if self.hci is None:
+                self.hci = socket.socket(socket.AF_BLUETOOTH, socket.SOCK_RAW, socket.BTPROTO_HCI)
+                self.hci.bind((int(args.hci[3:]),))
+            for enable in (0, 1):
+                # HCI command packet: LE Set Extended Advertising Enable (0x2039), enable, 1 set: handle 1, no
+                # duration, no event limit
+                self.hci.send(bytes([0x01, 0x39, 0x20, 6, enable, 1, 1, 0, 0, 0]))
+        except OSError as error:   # the controller is down (powered off): nothing to advertise on
+            debug("beacon:", error)
+            if self.hci is not None:
+                self.hci.close()
+                self.hci = None
+        return True
 
     def device_changed(self, iface, changed, invalidated, path=None):
         if iface == DEV_IF and str(path).startswith(self.adapter + "/dev_") and "Connected" in changed:
@@ -434,6 +446,7 @@ def main():
     ap.add_argument("--status-every", type=float, default=1.0)
     ap.add_argument("--first-connection", type=int, default=1)
     ap.add_argument("--failsafe-ms", type=int, default=300)
+    ap.add_argument("--beacon-every", type=float, default=0.5)
     args = ap.parse_args()
     if args.name is None:
         args.name = "HMSoft" if args.mode == "hm10" else "NUSCar"
@@ -452,6 +465,8 @@ def main():
     bus.add_signal_receiver(car.interfaces_removed, signal_name="InterfacesRemoved", dbus_interface=OM, bus_name=BLUEZ)
     car.already_connected()
     mainloop = GLib.MainLoop()
+    if args.beacon_every > 0:
+        GLib.timeout_add(int(args.beacon_every * 1000), car.beacon)
     GLib.unix_signal_add(GLib.PRIORITY_HIGH, signal.SIGTERM, lambda: (mainloop.quit(), False)[1])
     note("LISTEN", "%s %s %s %s" % (args.hci, address, args.mode, args.name))
     # both registrations call back into this process (GetManagedObjects, GetAll): they must be asynchronous

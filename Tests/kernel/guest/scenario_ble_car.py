@@ -179,6 +179,10 @@ def start_bluez(sc):
     sc.require(p.returncode == 0, "dbus-daemon --system starts", p.stderr.strip())
     dbus_pid = int(p.stdout.split()[0])
     sc.cleanups.append(lambda: os.kill(dbus_pid, signal.SIGTERM))
+    # every HCI packet of both controllers, for the record (read it with `btmon -r btmon.snoop`)
+    btmon = subprocess.Popen(["btmon", "-w", os.path.join(sc.work, "btmon.snoop")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    sc.cleanups.append(lambda: (btmon.terminate(), btmon.wait(5)))
     btd_log = open(os.path.join(sc.work, "bluetoothd.log"), "w")
     btd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=btd_log, stderr=subprocess.STDOUT)
 
