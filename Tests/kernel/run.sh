@@ -74,7 +74,7 @@ for tool in qemu-system-x86_64 cpio modinfo btvirt i2cset; do
 done
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || { say "/bin/busybox missing or not static: apt-get install busybox-static"; finish 0 1; }
 /usr/bin/python3 -c 'import evdev' 2>/dev/null || { say "python3-evdev missing: apt-get install python3-evdev"; finish 0 1; }
-/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenario 13 (bluetoothd) will fail (run with --install)"
+/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenarios 13 and ble_car (bluetoothd) will fail (run with --install)"
 
 # ---- 1. the carbridge binary ----
 if [ -z "$BIN" ]; then
