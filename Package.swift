@@ -146,7 +146,7 @@ let package = Package(
             dependencies: ["DriveDBus", "DriveCore", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "DriveBluetoothTests",
-            dependencies: ["DriveBluetooth", "DriveDBus", "DriveLink", "DriveSystem", "DriveTestSupport"]),
+            dependencies: ["DriveBluetooth", "DriveCore", "DriveDBus", "DriveLink", "DriveSystem", "DriveTestSupport"]),
         .testTarget(
             name: "CarSimTests",
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport", "CLinux"]),

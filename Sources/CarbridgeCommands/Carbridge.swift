@@ -6,11 +6,11 @@ import DriveSystem
 package struct Carbridge: ParsableCommand {
     package static let configuration = CommandConfiguration(
         commandName: "carbridge",
-        abstract: "Drive a hobby robot car (HC-05 style) from a gamepad, a tilt sensor or the keyboard.",
+        abstract: "Drive a hobby robot car (HC-05 or HM-10 style) from a gamepad, a tilt sensor or the keyboard.",
         discussion: """
             carbridge turns Linux input (evdev gamepads, evdev and IIO accelerometers, the terminal \
             keyboard) into the car's text frames T,A,S,D (e.g. M,0,40,1) and streams them over \
-            Bluetooth RFCOMM, a serial tty or TCP. One state machine decides what is sent and when; \
+            Bluetooth RFCOMM, Bluetooth Low Energy (through bluetoothd), a serial tty or TCP. One state machine decides what is sent and when; \
             whenever the input, the link or the process goes away, the car is stopped.
 
             Quick start:
@@ -18,6 +18,7 @@ package struct Carbridge: ParsableCommand {
               carbridge car-sim --listen 127.0.0.1:7000   a simulated car
               carbridge run --link tcp://127.0.0.1:7000
               carbridge run --link rfcomm://98:D3:31:F5:2A:11     a paired HC-05
+              carbridge run --link ble://HMSoft      an HM-10 or Nordic UART car, by name
 
             Config: carbridge run --config FILE (config/carbridge.toml lists every option \
             with its default; check a file with carbridge check-config FILE). Device \

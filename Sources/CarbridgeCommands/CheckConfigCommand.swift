@@ -33,7 +33,9 @@ struct CheckConfigCommand: CarbridgeCommand {
         let idle = drive.idleTimeout.map { "\(Double($0.nanoseconds) / 1e9) s" } ?? "off"
         print("""
             \(file): OK
-              link: \(config.link.url) (terminator \(config.link.terminator.name))
+              link: \(config.link.url) (terminator \(config.link.terminator.name))\
+            \(config.link.isBLE ? config.link.bleProfile.map { "\n  BLE profile: \($0)" } ?? "" : "")\
+            \(config.link.unusedBLEKeysNotice.map { "\n  note: \($0)" } ?? "")
               drive: period \(drive.period.milliseconds) ms, hysteresis \(drive.hysteresisDegrees)°, \
             max speed \(drive.maxSpeed), idle timeout \(idle), on input lost: \(drive.onInputLost.rawValue)\
             \(drive.deadmanRequired ? ", dead-man required" : "")

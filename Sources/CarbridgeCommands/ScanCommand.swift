@@ -7,14 +7,18 @@ import DriveSystem
 struct ScanCommand: CarbridgeCommand {
     static let configuration = CommandConfiguration(
         commandName: "scan",
-        abstract: "Search for Bluetooth devices and print their addresses and names.",
+        abstract: "Search for Bluetooth devices (classic and Low Energy) and print their addresses and names.",
         discussion: """
             Through bluetoothd (D-Bus; any user may) when it runs: one line per device as it is found, \
-            "AA:BB:CC:DD:EE:FF  Name  [RSSI -52 dBm, paired, trusted, serial port]" ("serial port": it \
-            offers the Serial Port service, UUID 0x1101, known once paired). An HC-05 tells its name \
-            about 10 s into the search, so the default is 12 s. Without bluetoothd, a raw HCI inquiry \
-            (may need root or CAP_NET_RAW) prints "AA:BB:CC:DD:EE:FF  Name". A line on stderr says which \
-            way was used. Then: carbridge pair NAME, carbridge run --link rfcomm://NAME.
+            "AA:BB:CC:DD:EE:FF  Name  [RSSI -52 dBm, bredr, paired, trusted, serial port]" or \
+            "C8:FD:19:12:34:56  HMSoft  [RSSI -60 dBm, le, HM-10 UART]": "bredr" (classic Bluetooth, \
+            as an HC-05), "le" (Bluetooth Low Energy) or "le+bredr" as far as the device's properties \
+            tell; "serial port": it offers the Serial Port service, UUID 0x1101, known once paired; \
+            "HM-10 UART", "Nordic UART", "Microchip transparent UART": a BLE car module. An HC-05 tells \
+            its name about 10 s into the search, so the default is 12 s. Without bluetoothd, a raw HCI \
+            inquiry (classic devices only; may need root or CAP_NET_RAW) prints "AA:BB:CC:DD:EE:FF  Name". \
+            Lines on stderr say which way was used and, for each BLE car found, the link to drive it \
+            with. Then: carbridge pair NAME, carbridge run --link rfcomm://NAME (or ble://NAME).
             """)
 
     @Option(name: .long, help: ArgumentHelp("The adapter to scan with, e.g. hci1 (default: the first one).", valueName: "name"))
@@ -26,40 +30,78 @@ struct ScanCommand: CarbridgeCommand {
     @Flag(name: .long, help: "Raw inquiry only: do not ask each device for its name (faster).")
     var noNames = false
 
-    @Flag(name: .long, help: "Use the raw HCI inquiry even when bluetoothd runs.")
+    @Flag(name: .long, help: "Use the raw HCI inquiry even when bluetoothd runs (classic devices only).")
     var raw = false
+
+    @Flag(name: .long, help: """
+        Only Bluetooth Low Energy devices (HM-10, Nordic UART cars): bluetoothd discovers over LE only \
+        (needs bluetoothd: the raw inquiry finds classic devices only). With --bredr: both, the default.
+        """)
+    var le = false
+
+    @Flag(name: .long, help: """
+        Only classic Bluetooth (BR/EDR) devices (HC-05, HC-06): bluetoothd discovers over BR/EDR only. \
+        With --le: both, the default.
+        """)
+    var bredr = false
+
+    /// What `--le` and `--bredr` ask for; empty (neither, or both): every device, bluetoothd's `auto`.
+    var transport: BluetoothTransports {
+        le == bredr ? [] : le ? .le : .bredr
+    }
 
     func validate() throws {
         if let seconds, !(2...60).contains(seconds) { throw ValidationError("--seconds: \(seconds) must be between 2 and 60") }
+        if raw && transport == .le {
+            throw ValidationError("--raw and --le: the raw HCI inquiry finds classic (BR/EDR) devices only; an LE scan needs bluetoothd")
+        }
     }
 
     func run() throws {
         if !raw {
             do {
                 let wait = seconds ?? 12
-                var count = 0
-                _ = try BluetoothTool.scan(adapterName: adapter, seconds: wait, found: { device in
-                    count += 1
+                var found: [BluetoothDevice] = []
+                _ = try BluetoothTool.scan(adapterName: adapter, seconds: wait, transport: transport, found: { device in
+                    found.append(device)
                     say(BluetoothTool.line(device))
                 }, started: { adapter in
-                    note("scan: through bluetoothd on \(adapter.name) (\(adapter.address)) for \(wait) s")
+                    note("scan: through bluetoothd on \(adapter.name) (\(adapter.address)) for \(wait) s\(Self.only(transport))")
                 })
-                if count == 0 {
-                    say("no Bluetooth devices answered within \(wait) s (is the car switched on and discoverable?)")
+                if found.isEmpty {
+                    say("no \(Self.kind(transport))devices answered within \(wait) s (is the car switched on and discoverable?)")
                 }
+                for suggestion in BluetoothTool.bleSuggestions(found) { note("scan: \(suggestion)") }
                 return
             } catch {
                 guard error.noBluetoothd else { throw CarbridgeError(error.description) }
-                note("scan: \(error.description); using a raw HCI inquiry instead")
+                if transport == .le {
+                    throw CarbridgeError(
+                        "scan --le: \(error.description); an LE scan needs bluetoothd (the raw HCI inquiry finds classic "
+                            + "devices only): start it (`systemctl start bluetooth`)")
+                }
+                note("scan: \(error.description); using a raw HCI inquiry instead (classic devices only: BLE cars need bluetoothd)")
             }
         }
         let wait = seconds ?? 6
         note("scan: through a raw HCI inquiry\(adapter.map { " on \($0)" } ?? "") for \(wait) s")
         let devices = try BluetoothScanner.scan(adapter: adapter, seconds: wait, readNames: !noNames)
         if devices.isEmpty {
-            say("no Bluetooth devices answered within \(wait) s (is the car switched on and discoverable?)")
+            say("no classic Bluetooth devices answered within \(wait) s (is the car switched on and discoverable?)")
         }
         for device in devices { say("\(device.address)  \(device.name ?? "(no name)")") }
+    }
+}
+
+extension ScanCommand {
+    /// ` (LE only)`, ` (BR/EDR only)` or nothing: for the line that says how the scan runs.
+    static func only(_ transport: BluetoothTransports) -> String {
+        transport == .le ? " (LE only)" : transport == .bredr ? " (BR/EDR only)" : ""
+    }
+
+    /// `Bluetooth LE `, `classic Bluetooth ` or `Bluetooth `: what found nothing.
+    static func kind(_ transport: BluetoothTransports) -> String {
+        transport == .le ? "Bluetooth LE " : transport == .bredr ? "classic Bluetooth " : "Bluetooth "
     }
 }
 
@@ -71,9 +113,11 @@ struct PairCommand: CarbridgeCommand {
         discussion: """
             carbridge registers its own pairing agent with bluetoothd for the time of the pairing: it \
             answers the car's PIN request (legacy pairing, as an HC-05 does) with --pin and confirms \
-            Secure Simple Pairing where the car asks for it. A name that bluetoothd does not know yet is \
-            searched for first (up to --seconds). On failure one sentence says what went wrong: wrong \
-            PIN, not in range, rejected. Any user may pair through bluetoothd.
+            Secure Simple Pairing where the car asks for it; a passkey request (a BLE module with a \
+            passkey set, HM-10: 000000) gets --pin as a number. A name that bluetoothd does not know yet is \
+            searched for first (up to --seconds, classic and LE). On failure one sentence says what went wrong: wrong \
+            PIN, not in range, rejected. Any user may pair through bluetoothd. The last line says how to \
+            drive the car: rfcomm://NAME, or ble://NAME for a BLE car (HM-10, Nordic UART).
             """)
 
     @Argument(help: ArgumentHelp("The car: its address (98:D3:31:F5:2A:11) or its name (HC-05).", valueName: "address-or-name"))

@@ -26,15 +26,15 @@ import Glibc
 /// **Loss**: `Connected` or `ServicesResolved` going false, the characteristic or device object removed,
 /// a hang-up of the notify or write socket, a failed write, or the bus closing, whichever comes first;
 /// then the state goes `.down(reason)` and a reconnect follows after a back-off (0.5 s doubling, at most 5 s).
-public final class BLELink: CarLink {
+package final class BLELink: CarLink {
     /// Which car.
-    public enum Target: Hashable, Sendable, CustomStringConvertible {
+    package enum Target: Hashable, Sendable, CustomStringConvertible {
         /// By address (upper-case).
         case address(String)
         /// By the name it advertises (or an alias set in bluetoothd).
         case name(String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .address(let address): return address
             case .name(let name): return name
@@ -46,29 +46,29 @@ public final class BLELink: CarLink {
     package typealias BusMaker = () throws -> any DBusClient
 
     /// The car looked for.
-    public let target: Target
+    package let target: Target
     /// `ble://HMSoft`.
-    public let name: String
+    package let name: String
     /// The current state; `.down("not started")` before `start()`.
-    public private(set) var state: LinkState = .down(reason: "not started")
+    package private(set) var state: LinkState = .down(reason: "not started")
     /// Called on every state change.
-    public var onStateChange: ((LinkState) -> Void)?
+    package var onStateChange: ((LinkState) -> Void)?
     /// Called for every line the car sends.
-    public var onLine: ((CarLine) -> Void)?
+    package var onLine: ((CarLine) -> Void)?
     /// Connect timeout, stall timeout, a configured UART profile.
-    public var options: LinkOptions
+    package var options: LinkOptions
     /// The least time between two motion frames when writes are not acknowledged (`BLEWriteMode.acquired`,
     /// `.command`): carbridge cannot see bluetoothd's queue then, so it never offers frames faster than an
     /// LE link at its longest usual connection interval carries a few of them.
-    public var commandPacing: Duration = .milliseconds(20)
+    package var commandPacing: Duration = .milliseconds(20)
     /// The reconnect delays.
-    public private(set) var backoff = Backoff()
+    package private(set) var backoff = Backoff()
     /// How many connects were started.
-    public private(set) var connectAttempts = 0
+    package private(set) var connectAttempts = 0
     /// How many connects succeeded.
-    public private(set) var connectionsMade = 0
+    package private(set) var connectionsMade = 0
     /// How many ATT writes were completed (acknowledged, or handed to bluetoothd for write commands).
-    public private(set) var writesCompleted = 0
+    package private(set) var writesCompleted = 0
     /// The UART profile of the current connection.
     package private(set) var endpoints: BLEUARTEndpoints?
     /// How the current connection writes.
@@ -126,7 +126,7 @@ public final class BLELink: CarLink {
     }
 
     /// A link to `target` on the system bus.
-    public convenience init(
+    package convenience init(
         target: Target, loop: EventLoop, encoder: FrameEncoder = FrameEncoder(), options: LinkOptions = LinkOptions(),
         notice: @escaping (String) -> Void = { _ in }
     ) {
@@ -144,13 +144,13 @@ public final class BLELink: CarLink {
     // MARK: CarLink
 
     /// Starts connecting.
-    public func start() {
+    package func start() {
         guard case .idle = phase else { return }
         beginAttempt()
     }
 
     /// Queues `frame` (newest motion frame wins, E/F kept in order); dropped while not up.
-    public func send(_ frame: Frame) {
+    package func send(_ frame: Frame) {
         guard case .up = phase else { return }
         queue.push(frame)
         pump()
@@ -158,7 +158,7 @@ public final class BLELink: CarLink {
 
     /// Calls `done` once everything queued was acknowledged by the car (write requests) or handed to
     /// bluetoothd (write commands), or with `.timedOut` after `within`.
-    public func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
+    package func flush(within: Duration, then done: @escaping (FlushResult) -> Void) {
         guard case .up = phase else { return done(.linkDown) }
         if isDrained { return done(.delivered) }
         let id = nextWaiterID
@@ -172,7 +172,7 @@ public final class BLELink: CarLink {
     }
 
     /// Stops reconnecting, flushes for at most `flushWithin`, disconnects the car, closes, then calls `done`.
-    public func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
+    package func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) {
         switch phase {
         case .closed:
             return done(.linkDown)
@@ -631,9 +631,12 @@ public final class BLELink: CarLink {
             let chunk = queue.headBytes().prefix(payloadLimit)
             switch mode {
             case .request, .command:
+                // Out of the queue at once: a newer motion frame must not replace the one being written.
+                let value = DBusValue.array("y", chunk.map { .byte($0) })
                 writeInFlight = chunk.count
+                queue.consume(chunk.count)
                 if head.isMotion { lastMotionWrite = loop.now() }
-                writeValue(chunk, request: mode == .request)
+                writeValue(value, request: mode == .request)
                 return
             case .acquired(let fd):
                 let sent: Int?
@@ -652,10 +655,9 @@ public final class BLELink: CarLink {
         }
     }
 
-    private func writeValue(_ chunk: ArraySlice<UInt8>, request: Bool) {
+    private func writeValue(_ value: DBusValue, request: Bool) {
         guard let bus, let path = endpoints?.write.path else { return }
         let connection = generation
-        let value = DBusValue.array("y", chunk.map { .byte($0) })
         let options = DBusValue.properties(["type": .string(request ? "request" : "command")])
         bus.call(
             destination: BlueZNames.service, path: path, interface: BlueZNames.characteristic, member: "WriteValue",
@@ -664,9 +666,8 @@ public final class BLELink: CarLink {
             guard let self, connection == self.generation, self.phase.isWriting else { return }
             switch result {
             case .success:
-                let count = self.writeInFlight
                 self.writeInFlight = 0
-                self.completeWrite(count)
+                self.completeWrite(0)
                 self.pump()
             case .failure(let error):
                 self.writeInFlight = 0
@@ -682,6 +683,7 @@ public final class BLELink: CarLink {
         }
     }
 
+    /// One ATT write done: `count` more bytes leave the queue (0 when they left as the write started).
     private func completeWrite(_ count: Int) {
         queue.consume(count)
         writesCompleted += 1

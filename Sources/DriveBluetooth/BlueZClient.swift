@@ -77,11 +77,20 @@ package final class BlueZClient {
                         arguments: arguments, timeout: .seconds(10)) { done($0.map { _ in () }) }
     }
 
-    /// `SetDiscoveryFilter({Transport: bredr})` (an HC-05 is classic Bluetooth), then `StartDiscovery`.
-    package func startDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {
-        adapterCall(adapterPath, "SetDiscoveryFilter", [.properties(["Transport": .string("bredr")])]) { [weak self] _ in
+    /// `SetDiscoveryFilter({Transport: …})`, then `StartDiscovery`: `transport` (empty or both: `auto`,
+    /// bluetoothd's interleaved LE and BR/EDR discovery) as `discoveryFilter` spells it. A filter bluetoothd
+    /// refuses leaves discovery unfiltered; `BluetoothTool.scan` filters what it reports itself.
+    package func startDiscovery(adapterPath: String, transport: BluetoothTransports = [],
+                                _ done: @escaping (Result<Void, DBusError>) -> Void) {
+        adapterCall(adapterPath, "SetDiscoveryFilter", [Self.discoveryFilter(transport)]) { [weak self] _ in
             self?.adapterCall(adapterPath, "StartDiscovery", [], done)
         }
+    }
+
+    /// `SetDiscoveryFilter`'s argument (`a{sv}`) for `transport`: `{"Transport": "le"|"bredr"|"auto"}`.
+    package static func discoveryFilter(_ transport: BluetoothTransports) -> DBusValue {
+        let name = transport == .le ? "le" : transport == .bredr ? "bredr" : "auto"
+        return .properties(["Transport": .string(name)])
     }
 
     package func stopDiscovery(adapterPath: String, _ done: @escaping (Result<Void, DBusError>) -> Void) {

@@ -4,6 +4,23 @@ import DriveLink
 /// The Serial Port Profile's service class, as BlueZ spells UUIDs.
 package let serialPortUUID = "00001101-0000-1000-8000-00805f9b34fb"
 
+/// The radios a device was met on: BR/EDR (classic: HC-05, RFCOMM) and LE (HM-10, GATT), both for a
+/// dual-mode device, none while nothing tells.
+package struct BluetoothTransports: OptionSet, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// Bluetooth Low Energy.
+    package static let le = BluetoothTransports(rawValue: 1)
+    /// Classic Bluetooth (Basic Rate / Enhanced Data Rate).
+    package static let bredr = BluetoothTransports(rawValue: 2)
+
+    /// `le`, `bredr`, `le+bredr` (dual mode) or `""` (unknown): bluetoothd's spelling of a transport.
+    package var description: String {
+        [(Self.le, "le"), (Self.bredr, "bredr")].filter { contains($0.0) }.map(\.1).joined(separator: "+")
+    }
+}
+
 /// One `org.bluez.Device1` as carbridge cares about it.
 package struct BluetoothDevice: Hashable, Sendable {
     /// `/org/bluez/hci0/dev_98_D3_31_F5_2A_11`.
@@ -16,7 +33,13 @@ package struct BluetoothDevice: Hashable, Sendable {
     package var name: String?
     /// The alias (the name unless the user set one; BlueZ makes it `98-D3-31-F5-2A-11` while there is no name).
     package var alias: String?
+    /// The signal strength in dBm; nil when unknown (also for 127, HCI's "not available", as btvirt reports it).
     package var rssi: Int?
+    /// `AddressType`: `public` or `random`. Only an LE device can have a random address; BR/EDR and dual-mode
+    /// devices are `public`, as bluetoothd says for any device it met over BR/EDR.
+    package var addressType: String?
+    /// `Class`: the BR/EDR class of device (from the inquiry), which only a device met over BR/EDR has.
+    package var deviceClass: UInt32?
     package var paired = false
     package var trusted = false
     package var connected = false
@@ -36,7 +59,10 @@ package struct BluetoothDevice: Hashable, Sendable {
             case "Address": if let v = value.string { address = v.uppercased() }
             case "Name": name = value.string
             case "Alias": alias = value.string
-            case "RSSI": rssi = value.integer
+            // 127 is HCI's "RSSI not available" (btvirt's, and some controllers' for a BR/EDR inquiry).
+            case "RSSI": rssi = value.integer.flatMap { $0 == 127 ? nil : $0 }
+            case "AddressType": addressType = value.string
+            case "Class": deviceClass = value.integer.flatMap { UInt32(exactly: $0) }
             case "Paired": paired = value.bool ?? paired
             case "Trusted": trusted = value.bool ?? trusted
             case "Connected": connected = value.bool ?? connected
@@ -55,11 +81,43 @@ package struct BluetoothDevice: Hashable, Sendable {
     /// True when it offers a Serial Port (UUID 0x1101).
     package var offersSerialPort: Bool { uuids.contains(serialPortUUID) }
 
+    /// The BLE UART profile its services show (HM-10, Nordic UART, Microchip), or nil.
+    package var bleProfile: BLEUARTProfile? { BLEUARTProfile.recognise(serviceUUIDs: uuids) }
+
+    /// Whether it was met over LE, BR/EDR or both, as far as its properties tell. Device1 has no transport
+    /// property, so it is inferred: a random address or a BLE UART service (a GATT service, found over LE)
+    /// mean LE; a class of device (from a BR/EDR inquiry) or the Serial Port service (an SDP record, RFCOMM)
+    /// mean BR/EDR; a dual-mode device may show both. A public address alone tells nothing (empty), so an
+    /// LE module with a public address shows `le` only once its services are known.
+    package var transports: BluetoothTransports {
+        var found: BluetoothTransports = []
+        if addressType == "random" || bleProfile != nil { found.insert(.le) }
+        if deviceClass != nil || offersSerialPort { found.insert(.bredr) }
+        return found
+    }
+
+    /// False only when what it is known to do excludes `wanted` (unknown transports pass: bluetoothd's
+    /// discovery filter chose them). Empty `wanted` (auto) passes everything.
+    package func matches(_ wanted: BluetoothTransports) -> Bool {
+        wanted.isEmpty || transports.isEmpty || !transports.isDisjoint(with: wanted)
+    }
+
     /// The name it is known by: its name, else a user-set alias, else nil.
     package var knownName: String? {
         if let name, !name.isEmpty { return name }
         if let alias, !alias.isEmpty, alias != address.replacingColons(with: "-") { return alias }
         return nil
+    }
+
+    /// The URL to drive it with when it is a BLE UART car, else nil: `ble://NAME`, or `ble://ADDRESS` when it
+    /// has no name or another of `others` has the same name in any case (the link finds a car by its name).
+    package func bleLinkURL(among others: [BluetoothDevice] = []) -> String? {
+        guard bleProfile != nil else { return nil }
+        let name = knownName
+        let shared = name.map { name in
+            others.contains { $0.address != address && $0.knownName?.lowercased() == name.lowercased() }
+        } ?? false
+        return BluetoothTool.bleLinkURL(address: address, name: name, nameIsShared: shared)
     }
 
     /// `HC-05 (98:D3:31:F5:2A:11)` or just the address.
@@ -217,4 +275,9 @@ extension String {
         while let last = slice.last, isTrimmed(last) { slice.removeLast() }
         return String(slice)
     }
+}
+
+extension BLEUARTProfile {
+    /// The profile as a scan line shows it: `HM-10 UART`, `Nordic UART`, `Microchip transparent UART`.
+    package var uartLabel: String { name.hasSuffix("UART") ? name : name + " UART" }
 }

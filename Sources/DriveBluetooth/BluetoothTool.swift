@@ -7,15 +7,34 @@ import DriveLink
 package enum BluetoothTool {
     // MARK: scan
 
-    /// One scan result line: `98:D3:31:F5:2A:11  HC-05  [RSSI -52 dBm, paired, trusted, serial port]`.
+    /// One scan result line: `98:D3:31:F5:2A:11  HC-05  [RSSI -52 dBm, bredr, paired, trusted, serial port]`,
+    /// `C8:FD:19:12:34:56  HMSoft  [RSSI -60 dBm, le, HM-10 UART]` (the transport as far as it is known).
     package static func line(_ device: BluetoothDevice) -> String {
         var details: [String] = []
         if let rssi = device.rssi { details.append("RSSI \(rssi) dBm") }
+        if !device.transports.isEmpty { details.append(device.transports.description) }
         if device.paired { details.append("paired") }
         if device.trusted { details.append("trusted") }
         if device.offersSerialPort { details.append("serial port") }
+        if let profile = device.bleProfile { details.append(profile.uartLabel) }
         let text = "\(device.address)  \(device.knownName ?? "(no name)")"
         return details.isEmpty ? text : text + "  [" + details.joined(separator: ", ") + "]"
+    }
+
+    /// The link URL that drives a BLE UART car: `ble://NAME`, or `ble://ADDRESS` when it has no name or
+    /// `nameIsShared` (another device nearby has the same name, so the name would not find this one).
+    package static func bleLinkURL(address: String, name: String?, nameIsShared: Bool = false) -> String {
+        guard let name, !name.isEmpty, name.utf8.count <= 248, !nameIsShared else { return "ble://\(address)" }
+        return "ble://" + LinkURL.encodeDeviceName(name)
+    }
+
+    /// One line per BLE UART car among `devices`, saying how to drive it: `HMSoft (C8:FD:19:12:34:56),
+    /// HM-10 UART: carbridge run --link ble://HMSoft`. Empty when there is none.
+    package static func bleSuggestions(_ devices: [BluetoothDevice]) -> [String] {
+        devices.compactMap { device in
+            guard let profile = device.bleProfile, let url = device.bleLinkURL(among: devices) else { return nil }
+            return "\(device.label), \(profile.uartLabel): carbridge run --link \(url)"
+        }
     }
 
     /// The adapter to use, checked: it exists and is powered.
@@ -33,9 +52,12 @@ package enum BluetoothTool {
     }
 
     /// Discovers through bluetoothd on `adapterName` for `seconds`, calling `found` once per device as
-    /// soon as its name is known (the rest at the end, nameless). Returns how many were found; throws
-    /// with `noBluetoothd` when bluetoothd does not answer (the caller falls back to a raw inquiry).
-    package static func scan(adapterName: String?, seconds: Int, found: (BluetoothDevice) -> Void,
+    /// soon as its name is known (the rest at the end, nameless). `transport` (empty: both) is bluetoothd's
+    /// discovery filter, and a device known not to use it is not reported (another client's discovery can
+    /// widen the filter: bluetoothd merges them). Returns how many were found; throws with `noBluetoothd`
+    /// when bluetoothd does not answer (the caller falls back to a raw inquiry).
+    package static func scan(adapterName: String?, seconds: Int, transport: BluetoothTransports = [],
+                            found: (BluetoothDevice) -> Void,
                             started: (BluetoothAdapter) -> Void = { _ in }) throws(BluetoothFailure) -> Int {
         let session = try BlueZSession()
         let objects = try session.objects()
@@ -50,7 +72,8 @@ package enum BluetoothTool {
                 seen.insert(device.path)
             }
             guard seen.contains(device.path), !printed.contains(device.path) else { return }
-            if device.knownName != nil {
+            // One that does not match yet may when more of its properties come (a dual-mode device's services).
+            if device.knownName != nil, device.matches(transport) {
                 printed.insert(device.path)
                 pending[device.path] = nil
                 stream.append(device)
@@ -59,7 +82,9 @@ package enum BluetoothTool {
             }
         }
         do {
-            try session.call("StartDiscovery") { session.client.startDiscovery(adapterPath: adapter.path, $0) }
+            try session.call("StartDiscovery") {
+                session.client.startDiscovery(adapterPath: adapter.path, transport: transport, $0)
+            }
         } catch {
             if error.dbus?.name == "org.bluez.Error.NotReady" {
                 throw BluetoothFailure(AdapterAdvice.problem(BluetoothAdapter(path: adapter.path), rfkill: AdapterAdvice.rfkill(adapter.name))
@@ -77,10 +102,14 @@ package enum BluetoothTool {
         _ = session.wait(timeout: .seconds(5)) { (done: @escaping (Result<Void, DBusError>) -> Void) in
             session.client.stopDiscovery(adapterPath: adapter.path, done)
         }
+        var nameless = 0
         for path in pending.keys.sorted() {
-            if let device = session.client.devices[path] { found(device) }
+            if let device = session.client.devices[path], device.matches(transport) {
+                found(device)
+                nameless += 1
+            }
         }
-        return printed.count + pending.count
+        return printed.count + nameless
     }
 
     // MARK: finding one device
@@ -175,7 +204,23 @@ package enum BluetoothTool {
         if !device.trusted {
             try session.call("setting Trusted") { session.client.setTrusted(device, true, $0) }
         }
-        say("\(device.label) is paired and trusted; drive it with: carbridge run --link rfcomm://\(device.knownName.map(LinkURL.encodeDeviceName) ?? device.address)")
+        // Its services as they are now (asked again: the client's copy is from before the pairing): an LE
+        // car's GATT services are resolved while it is connected to pair.
+        let latest = (try? session.objects())?.devices.first { $0.path == device.path } ?? device
+        say("\(device.label) is paired and trusted; \(driveHint(latest))")
+    }
+
+    /// How to drive a paired device: `ble://NAME` for a BLE UART car (`[link] ble_service` and `ble_write`
+    /// for an LE device whose UART carbridge does not recognise), else `rfcomm://NAME`.
+    package static func driveHint(_ device: BluetoothDevice) -> String {
+        if let profile = device.bleProfile {
+            return "drive it with: carbridge run --link \(bleLinkURL(address: device.address, name: device.knownName)) (\(profile.uartLabel))"
+        }
+        if device.transports == .le {
+            return "drive it with: carbridge run --link \(bleLinkURL(address: device.address, name: device.knownName)), "
+                + "with [link] ble_service and ble_write set to its UART service and characteristic (none carbridge knows was found)"
+        }
+        return "drive it with: carbridge run --link rfcomm://\(device.knownName.map(LinkURL.encodeDeviceName) ?? device.address)"
     }
 
     /// Removes the pairing (and bluetoothd's record) of `target`.

@@ -7,7 +7,7 @@ import DriveMapping
 public struct CarbridgeConfig: Sendable {
     /// `[link]`: where the car is.
     public struct Link: Sendable {
-        /// `url`: `sim`, `stdout`, `tcp://HOST:PORT`, `serial:///dev/X?baud=N`, `rfcomm://ADDR[/CH]`.
+        /// `url`: `sim`, `stdout`, `tcp://HOST:PORT`, `serial:///dev/X?baud=N`, `rfcomm://ADDR[/CH]`, `ble://NAME`.
         public var url: String = ConfigKeys.url.defaultValue
         /// `terminator`: what ends each frame.
         public var terminator: FrameTerminator = ConfigKeys.terminator.defaultValue
@@ -18,11 +18,44 @@ public struct CarbridgeConfig: Sendable {
         /// `stall_timeout_ms`: a kernel queue that does not shrink this long means the link is down (§6).
         public var stallTimeoutMilliseconds: Int = ConfigKeys.stallTimeout.defaultValue
 
+        /// `ble_service`: a BLE car's UART service (normalised UUID); nil = recognise the module.
+        public var bleService: String? = ConfigKeys.bleService.defaultValue
+        /// `ble_write`: the characteristic frames are written to; set with `bleService`.
+        public var bleWrite: String? = ConfigKeys.bleWrite.defaultValue
+        /// `ble_notify`: the characteristic the car's lines come from; nil = `bleWrite`.
+        public var bleNotify: String? = ConfigKeys.bleNotify.defaultValue
+
+        /// The BLE UART profile the keys name (`custom`, `ble_notify` defaulting to `ble_write`); nil when
+        /// `ble_service` and `ble_write` are not both set: the link recognises the module from its services.
+        public var bleProfile: BLEUARTProfile? {
+            guard let bleService, let bleWrite else { return nil }
+            return BLEUARTProfile(name: "custom", service: bleService, write: bleWrite, notify: bleNotify ?? bleWrite)
+        }
+
+        /// True when `url` is a `ble://` link (the only kind the BLE keys are for).
+        public var isBLE: Bool {
+            switch try? LinkURL(parsing: url) {
+            case .ble?, .bleDevice?: return true
+            default: return false
+            }
+        }
+
+        /// A notice when BLE keys are set for a link that is not `ble://` (accepted, as keys of an unused
+        /// source are, so a `--link` override or a URL saved by the dashboard never makes the file invalid).
+        public var unusedBLEKeysNotice: String? {
+            let set = [
+                (ConfigKeys.bleService.name, bleService), (ConfigKeys.bleWrite.name, bleWrite),
+                (ConfigKeys.bleNotify.name, bleNotify),
+            ].filter { $0.1 != nil }.map(\.0)
+            guard !set.isEmpty, !isBLE else { return nil }
+            return "\(set.joined(separator: ", ")) \(set.count == 1 ? "is" : "are") not used: url \(url) is not a ble:// link"
+        }
+
         /// The link's tunables as `DriveLink` takes them.
         public var options: LinkOptions {
             LinkOptions(
                 connectTimeout: .milliseconds(connectTimeoutMilliseconds), maxInFlight: maxInFlight,
-                stallTimeout: .milliseconds(stallTimeoutMilliseconds))
+                stallTimeout: .milliseconds(stallTimeoutMilliseconds), bleProfile: bleProfile)
         }
     }
 

@@ -12,13 +12,16 @@ public enum ConfigKeys {
     /// `[link] url`.
     public static let url: ConfigKey<String> = ConfigKey(
         "link", "url", .string, default: .string("sim"),
-        doc: "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N or rfcomm://ADDR[/CHANNEL].",
+        doc: "Where the car is: sim, stdout, tcp://HOST:PORT, serial:///dev/TTY?baud=N, rfcomm://ADDR[/CHANNEL] or ble://NAME.",
         details: [
             "  \"sim\"                                  the built-in simulated car (default; runs anywhere)",
             "  \"stdout\"                               dry run: print each frame with a monotonic timestamp",
             "  \"tcp://HOST:PORT\"                      a Wi-Fi car, or `carbridge car-sim`",
             "  \"serial:///dev/rfcomm0?baud=9600\"      a serial tty (bound RFCOMM, USB-serial); baud 9600…115200",
             "  \"rfcomm://AA:BB:CC:DD:EE:FF/1\"         a Bluetooth car (HC-05/HC-06), channel 1 by default",
+            "  \"rfcomm://HC-05\"                       the same, by name (`carbridge scan` lists them)",
+            "  \"ble://HMSoft\"                         a Bluetooth Low Energy car (HM-10, Nordic UART), by name",
+            "  \"ble://C8:FD:19:12:34:56\"              the same, by address",
         ],
         at: \.link.url
     ) { scalar throws(ConfigValueError) in
@@ -62,6 +65,45 @@ public enum ConfigKeys {
         doc: "A kernel output queue that does not shrink for this long (ms) means the link is down.",
         details: ["It is closed abortively (nothing queued arrives later) and reconnected."],
         at: \.link.stallTimeoutMilliseconds)
+
+    /// `[link] ble_service`.
+    public static let bleService: ConfigKey<String?> = bleUUID(
+        "ble_service",
+        doc: "A ble:// car's GATT UART service, for a module carbridge does not recognise; \"\" = recognise it.",
+        details: [
+            "HM-10 (and kin: AT-09, HC-08, JDY), Nordic UART and Microchip transparent UART modules are recognised",
+            "from the services they offer. A UUID is 16-bit (\"FFE0\", \"0xFFE0\") or 128-bit",
+            "(\"6e400001-b5a3-f393-e0a9-e50e24dcca9e\"). Set ble_write with it. Only ble:// links use these keys.",
+        ],
+        at: \.link.bleService)
+
+    /// `[link] ble_write`.
+    public static let bleWrite: ConfigKey<String?> = bleUUID(
+        "ble_write", doc: "The characteristic frames are written to (with ble_service); \"\" = the recognised module's.",
+        at: \.link.bleWrite)
+
+    /// `[link] ble_notify`.
+    public static let bleNotify: ConfigKey<String?> = bleUUID(
+        "ble_notify",
+        doc: "The characteristic the car's lines come from; \"\" = ble_write (one characteristic both ways, as an HM-10).",
+        at: \.link.bleNotify)
+
+    /// The problem with `[link]`'s BLE keys together, and the keys it is about; nil when they fit.
+    static func bleKeysProblem(_ link: CarbridgeConfig.Link) -> (message: String, keys: [String])? {
+        switch (link.bleService, link.bleWrite) {
+        case (.some, nil), (nil, .some):
+            return (
+                "ble_service and ble_write go together: set both (the UART service and the characteristic frames are "
+                    + "written to, e.g. ble_service = \"FFE0\" and ble_write = \"FFE1\"), or neither to recognise the module",
+                [bleService.name, bleWrite.name])
+        case (nil, nil) where link.bleNotify != nil:
+            return (
+                "ble_notify needs ble_service and ble_write (e.g. ble_service = \"FFE0\", ble_write = \"FFE1\")",
+                [bleNotify.name])
+        default:
+            return nil
+        }
+    }
 
     // MARK: [drive]
 
@@ -459,7 +501,9 @@ public enum ConfigKeys {
     public static let tables: [ConfigTableDeclaration] = [
         ConfigTableDeclaration(
             "link", doc: "Where the car is and how frames reach it.",
-            keys: [url, terminator, connectTimeout, maxInFlight, stallTimeout]),
+            keys: [url, terminator, connectTimeout, maxInFlight, stallTimeout, bleService, bleWrite, bleNotify],
+            // ble_service and ble_write name a custom profile together; ble_notify only with them.
+            rule: { config in ConfigKeys.bleKeysProblem(config.link) }),
         ConfigTableDeclaration(
             "drive", doc: "The state machine: streaming, speed cap, idle and input-loss policies.",
             keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
@@ -520,6 +564,25 @@ public enum ConfigKeys {
                     "\"\(text)\" names no device: give the pad's Bluetooth address (\"e4:17:d8:3a:9c:01\", as `carbridge devices` shows it under uniq) or uniq:SERIAL")
             }
             return parsed
+        }
+    }
+
+    /// A `[link]` BLE UUID in any spelling `BLEUARTProfile.normalizedUUID` accepts, kept in BlueZ's spelling
+    /// (128-bit, lower case, dashes); `""` (the default) is nil.
+    private static func bleUUID(
+        _ name: String, doc: String, details: [String] = [],
+        at keyPath: WritableKeyPath<CarbridgeConfig, String?> & Sendable
+    ) -> ConfigKey<String?> {
+        ConfigKey("link", name, .string, default: .string(""), doc: doc, details: details, at: keyPath) {
+            scalar throws(ConfigValueError) in
+            let text = scalar.stringValue ?? ""
+            if text.isEmpty { return nil }
+            guard let uuid = BLEUARTProfile.normalizedUUID(text) else {
+                throw ConfigValueError(
+                    "\"\(text)\" is not a UUID: give a 16-bit one like \"FFE1\" or a 128-bit one like "
+                        + "\"6e400002-b5a3-f393-e0a9-e50e24dcca9e\" (\"\" = recognise the module)")
+            }
+            return uuid
         }
     }
 

@@ -10,12 +10,16 @@ struct ConfigReader {
         var reader = ConfigReader()
         for declaration in ConfigKeys.tables {
             guard let table = reader.table(declaration.name, in: top) else { continue }
+            var failed: Set<String> = []
             if let bindings = declaration.bindings {
                 reader.readBindings(table, bindings, into: &config)
             } else {
-                reader.readKeys(declaration.keys, from: table, into: &config)
+                failed = reader.readKeys(declaration.keys, from: table, into: &config)
             }
-            if let problem = declaration.rule?(config) { reader.report(problem, in: table) }
+            // A key whose value was bad kept its default, which the rule would judge: its own error says it.
+            if let problem = declaration.rule?(config), failed.isDisjoint(with: problem.keys) {
+                reader.report(problem, in: table)
+            }
             reader.errors += table.unknownKeyErrors()
         }
         // A dead-man binding anywhere makes the dead-man button required.
@@ -36,20 +40,28 @@ struct ConfigReader {
         }
     }
 
-    /// A table of declared keys: each is read, checked and converted by its declaration.
-    private mutating func readKeys(_ keys: [any AnyConfigKey], from table: ConfigTable, into config: inout CarbridgeConfig) {
+    /// A table of declared keys: each is read, checked and converted by its declaration. Returns the names
+    /// of the keys that failed.
+    private mutating func readKeys(
+        _ keys: [any AnyConfigKey], from table: ConfigTable, into config: inout CarbridgeConfig
+    ) -> Set<String> {
+        var failed: Set<String> = []
         for key in keys {
             do {
                 try key.read(from: table, into: &config)
             } catch {
                 errors.append(error)
+                failed.insert(key.name)
             }
         }
+        return failed
     }
 
-    /// A table rule's problem, at the first of its keys the file sets (else the last).
+    /// A table rule's problem, at the first of its keys the file sets (else the last). (`line(of:)` gives
+    /// a key the file does not set its table's line, so whether it is set is asked of the table's keys.)
     private mutating func report(_ problem: (message: String, keys: [String]), in table: ConfigTable) {
-        let key = problem.keys.first { table.line(of: $0) != nil } ?? problem.keys.last ?? ""
+        let present = Set(table.keys)
+        let key = problem.keys.first { present.contains($0) } ?? problem.keys.last ?? ""
         errors.append(table.error(key, problem.message))
     }
 

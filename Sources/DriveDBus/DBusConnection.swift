@@ -233,6 +233,14 @@ package final class DBusConnection {
         package var interface: String
         package var member: String
         package var arguments: [DBusValue]
+
+        /// A signal with these parts (a test's fake bus makes them).
+        package init(path: String, interface: String, member: String, arguments: [DBusValue]) {
+            self.path = path
+            self.interface = interface
+            self.member = member
+            self.arguments = arguments
+        }
     }
 
     /// Handle of a match or an exported object; `cancel()` removes it (so does closing the connection).

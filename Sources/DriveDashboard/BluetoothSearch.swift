@@ -1,5 +1,6 @@
 import DriveBluetooth
 import DriveCore
+import DriveLinkModel
 import DriveSystem
 
 /// One device a Bluetooth search found, as the page lists it.
@@ -14,14 +15,23 @@ package struct ScannedDevice: Hashable, Sendable {
     package var paired: Bool
     /// It offers the Serial Port service (known once paired).
     package var serialPort: Bool
+    /// The BLE UART profile its services show (an HM-10, Nordic UART car), or nil.
+    package var profile: BLEUARTProfile?
+    /// LE, BR/EDR or both as far as its properties tell (`BluetoothDevice.transports`).
+    package var transports: BluetoothTransports
 
     /// Creates a result.
-    package init(address: String, name: String? = nil, rssi: Int? = nil, paired: Bool = false, serialPort: Bool = false) {
+    package init(
+        address: String, name: String? = nil, rssi: Int? = nil, paired: Bool = false, serialPort: Bool = false,
+        profile: BLEUARTProfile? = nil, transports: BluetoothTransports = []
+    ) {
         self.address = address
         self.name = name
         self.rssi = rssi
         self.paired = paired
         self.serialPort = serialPort
+        self.profile = profile
+        self.transports = transports
     }
 }
 
@@ -61,7 +71,7 @@ package final class BlueZScanner: BluetoothScanning {
             case .found(let device):
                 event(.found(ScannedDevice(
                     address: device.address, name: device.knownName, rssi: device.rssi, paired: device.paired,
-                    serialPort: device.offersSerialPort)))
+                    serialPort: device.offersSerialPort, profile: device.bleProfile, transports: device.transports)))
             case .failed(let failure): event(.failed(failure.description))
             }
         }
@@ -95,6 +105,16 @@ package struct BluetoothSearchState: Hashable, Sendable {
 
     /// Creates an idle state.
     package init() {}
+
+    /// The link URL *Use this car* saves for `device`: `ble://NAME` for a BLE UART car (`ble://ADDRESS` when it
+    /// has no name or another device found has the same name), else `rfcomm://ADDRESS`.
+    package func linkURL(for device: ScannedDevice) -> String {
+        guard device.profile != nil else { return "rfcomm://\(device.address)" }
+        let shared = device.name.map { name in
+            devices.contains { $0.address != device.address && $0.name?.lowercased() == name.lowercased() }
+        } ?? false
+        return BluetoothTool.bleLinkURL(address: device.address, name: device.name, nameIsShared: shared)
+    }
 }
 
 /// The search's rules on the loop (pure: time is passed in, the scanner and the saving are the
@@ -133,6 +153,8 @@ struct BluetoothSearch {
                 var merged = device
                 if merged.name == nil { merged.name = state.devices[index].name }
                 if merged.rssi == nil { merged.rssi = state.devices[index].rssi }
+                if merged.profile == nil { merged.profile = state.devices[index].profile }
+                merged.transports.formUnion(state.devices[index].transports)
                 state.devices[index] = merged
             } else if state.devices.count < Self.maximumDevices {
                 state.devices.append(device)
@@ -155,13 +177,14 @@ struct BluetoothSearch {
             : "found \(state.devices.count) device\(state.devices.count == 1 ? "" : "s") in \(seconds) s: pick the car"
     }
 
-    /// The operator picked `address`: the URL to save, or nil (the reason is in the message).
+    /// The operator picked `address`: the URL to save (`BluetoothSearchState.linkURL(for:)`), or nil (the
+    /// reason is in the message).
     mutating func pick(_ address: String) -> String? {
-        guard state.devices.contains(where: { $0.address == address }) else {
+        guard let device = state.devices.first(where: { $0.address == address }) else {
             state.message = "not saved: \(address) was not found by the last search"
             return nil
         }
-        return "rfcomm://\(address)"
+        return state.linkURL(for: device)
     }
 
     /// Saving `url` worked (in `file`) or not.

@@ -241,14 +241,19 @@ function renderBluetooth(bt) {
   list("bt-devices", bt.devices, (li, d) => {
     const details = [];
     if (d.rssi !== undefined) details.push(d.rssi + " dBm");
+    if (d.transport) details.push(d.transport);
     if (d.paired) details.push("paired");
     if (d.serial) details.push("serial port");
+    if (d.profile) details.push(d.profile);
     const label = document.createElement("span");
     label.textContent = d.addr + "  " + (d.name || "(no name)") + (details.length ? "  [" + details.join(", ") + "]" : "");
     const use = document.createElement("button");
-    const url = "rfcomm://" + d.addr;
+    // The server says what a pick saves: ble://NAME for a BLE UART car, rfcomm://ADDRESS otherwise.
+    const url = d.url || "rfcomm://" + d.addr;
     use.textContent = bt.saved === url ? "saved" : "Use this car";
+    use.title = "save link.url = \"" + url + "\"";
     use.dataset.addr = d.addr;
+    use.dataset.url = url;
     use.addEventListener("click", () => send({ c: "bt_pick", addr: d.addr }));
     li.appendChild(label); li.appendChild(use);
   });

@@ -1,3 +1,4 @@
+import DriveBluetooth
 import DriveCore
 import DriveSystem
 
@@ -100,6 +101,10 @@ package struct DashboardState: Sendable {
                 if let rssi = device.rssi { d.field("rssi", rssi) }
                 d.field("paired", device.paired)
                 d.field("serial", device.serialPort)
+                if !device.transports.isEmpty { d.field("transport", device.transports.description) }
+                if let profile = device.profile { d.field("profile", profile.uartLabel) }
+                // What *Use this car* saves, worked out here so the page and the pick agree.
+                d.field("url", bluetooth.linkURL(for: device))
             }
         }
         return out.finish()

@@ -78,7 +78,7 @@ final class DeviceResolverTests: XCTestCase {
         XCTAssertEqual(car.rssi, -52)
         XCTAssertTrue(car.paired)
         XCTAssertTrue(car.offersSerialPort)
-        XCTAssertEqual(BluetoothTool.line(car), "00:AA:01:01:00:01  HC-05  [RSSI -52 dBm, paired, serial port]")
+        XCTAssertEqual(BluetoothTool.line(car), "00:AA:01:01:00:01  HC-05  [RSSI -52 dBm, bredr, paired, serial port]")
         var nameless = BluetoothDevice(path: "/org/bluez/hci1/dev_00_AA_01_01_00_09")
         nameless.apply(["Alias": .variant(.string("00-AA-01-01-00-09"))])
         XCTAssertEqual(nameless.address, "00:AA:01:01:00:09")

@@ -32,6 +32,27 @@ final class PairingAgentTests: XCTestCase {
         XCTAssertEqual(agent.answer(member: "Frobnicate", arguments: []).0, .unknownMethod)
     }
 
+    /// An LE module with a static passkey (HM-10 `AT+TYPE3`: 000000 by default) asks `RequestPasskey`: the PIN,
+    /// six digits at most, as a number; only for the device being paired.
+    func testLEPasskeyIsThePINAsANumber() {
+        let hm10 = PairingAgent(pin: "000000", devicePath: car)
+        XCTAssertEqual(hm10.answer(member: "RequestPasskey", arguments: [.objectPath(car)]).0, .values([.uint32(0)]))
+        XCTAssertEqual(hm10.answer(member: "RequestPasskey", arguments: [.objectPath(car)]).1, .gavePasskey(0))
+        let six = PairingAgent(pin: "123456", devicePath: car)
+        XCTAssertEqual(six.answer(member: "RequestPasskey", arguments: [.objectPath(car)]).0, .values([.uint32(123_456)]))
+        let seven = PairingAgent(pin: "1234567", devicePath: car)
+        let (tooLong, event) = seven.answer(member: "RequestPasskey", arguments: [.objectPath(car)])
+        guard case .error(let error) = tooLong else { return XCTFail("a seven-digit PIN is no passkey") }
+        XCTAssertEqual(error.name, "org.bluez.Error.Rejected")
+        XCTAssertEqual(error.message, "the PIN 1234567 is not a passkey (at most six digits)")
+        XCTAssertEqual(event, .rejected("RequestPasskey(\(car))"))
+        guard case .error = six.answer(member: "RequestPasskey", arguments: [.objectPath(other)]).0 else {
+            return XCTFail("answered a passkey for another device")
+        }
+        // The car shows a passkey to type on it: reported, nothing to answer.
+        XCTAssertEqual(six.answer(member: "DisplayPasskey", arguments: [.objectPath(car), .uint32(42), .uint16(0)]).1, .displayed("42"))
+    }
+
     func testServiceMissing() {
         XCTAssertTrue(DBusError(name: "org.freedesktop.DBus.Error.ServiceUnknown", message: "").meansServiceMissing)
         XCTAssertTrue(DBusError(name: "org.freedesktop.DBus.Error.Spawn.ChildExited", message: "Launch helper exited").meansServiceMissing)

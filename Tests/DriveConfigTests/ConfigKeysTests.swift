@@ -26,7 +26,7 @@ final class ConfigKeysTests: XCTestCase {
     func testEveryKeyIsDeclaredOnce() {
         let paths = ConfigKeys.all.map { "\($0.table).\($0.name)" }
         XCTAssertEqual(paths.count, Set(paths).count, "\(paths)")
-        XCTAssertEqual(paths.count, 54)
+        XCTAssertEqual(paths.count, 57)
         for key in ConfigKeys.all {
             XCTAssertFalse(key.doc.isEmpty, key.name)
             XCTAssertFalse(key.doc.contains("\n"), "\(key.name): the doc is one line")
@@ -153,7 +153,7 @@ final class ConfigKeysTests: XCTestCase {
 
     func testUnknownKeysListTheDeclaredKeys() {
         XCTAssertEqual(errors("[link]\ncolour = 1\n").first?.message,
-                       "unknown key in [link]; known keys: connect_timeout_ms, max_in_flight, stall_timeout_ms, terminator, url")
+                       "unknown key in [link]; known keys: ble_notify, ble_service, ble_write, connect_timeout_ms, max_in_flight, stall_timeout_ms, terminator, url")
     }
 
     // MARK: The generated reference

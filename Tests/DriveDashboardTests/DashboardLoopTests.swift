@@ -1,3 +1,4 @@
+import DriveBluetooth
 import DriveConfig
 import DriveCore
 import DriveLink
@@ -211,7 +212,7 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         try loop.advance(by: .seconds(2))
         scanner.send(.found(hc05))
         var json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
-        XCTAssertTrue(json.contains(#""bt":{"phase":"searching","message":"searching on hci0 (00:1A:7D:DA:71:13) for 12 s…","devices":[{"addr":"98:D3:31:F5:2A:11","rssi":-58,"paired":false,"serial":false}]}"#), json)
+        XCTAssertTrue(json.contains(#""bt":{"phase":"searching","message":"searching on hci0 (00:1A:7D:DA:71:13) for 12 s…","devices":[{"addr":"98:D3:31:F5:2A:11","rssi":-58,"paired":false,"serial":false,"url":"rfcomm://98:D3:31:F5:2A:11"}]}"#), json)
         // The name comes later (an HC-05 says it ~10 s in): the same entry, the RSSI kept.
         try loop.advance(by: .seconds(8))
         scanner.send(.found(ScannedDevice(address: "98:D3:31:F5:2A:11", name: "HC-05", paired: true, serialPort: true)))
@@ -232,7 +233,7 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         XCTAssertEqual(core.bluetoothSearch.phase, .finished)
         XCTAssertEqual(core.bluetoothSearch.message, "found 2 devices in 12 s: pick the car")
         json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
-        XCTAssertTrue(json.contains(#"{"addr":"98:D3:31:F5:2A:11","name":"HC-05","rssi":-58,"paired":true,"serial":true}"#), json)
+        XCTAssertTrue(json.contains(#"{"addr":"98:D3:31:F5:2A:11","name":"HC-05","rssi":-58,"paired":true,"serial":true,"url":"rfcomm://98:D3:31:F5:2A:11"}"#), json)
         XCTAssertTrue(json.contains(#""phase":"finished""#), json)
         // A new search starts afresh.
         core.handle(.message(.bluetoothScan), from: 1)
@@ -258,6 +259,66 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         core.handle(.message(.bluetoothScan), from: 1)
         XCTAssertEqual(core.bluetoothSearch.phase, .searching)
         XCTAssertEqual(scanners.count, 2)
+    }
+
+    private let hmSoft = ScannedDevice(
+        address: "C8:FD:19:12:34:56", name: "HMSoft", rssi: -60, profile: .hm10, transports: .le)
+
+    /// A BLE UART car is listed with its profile and transport, and *Use this car* saves `ble://NAME`.
+    func testABLECarIsSavedAsBLEByName() throws {
+        let (loop, core, hub, _) = try make()
+        core.handle(.message(.bluetoothScan), from: 1)
+        scanners[0].send(.found(hmSoft))
+        scanners[0].send(.found(ScannedDevice(address: "98:D3:31:F5:2A:11", name: "HC-05", transports: .bredr)))
+        var json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(
+            #"{"addr":"C8:FD:19:12:34:56","name":"HMSoft","rssi":-60,"paired":false,"serial":false,"transport":"le","profile":"HM-10 UART","url":"ble://HMSoft"}"#), json)
+        XCTAssertTrue(json.contains(
+            #"{"addr":"98:D3:31:F5:2A:11","name":"HC-05","paired":false,"serial":false,"transport":"bredr","url":"rfcomm://98:D3:31:F5:2A:11"}"#), json)
+        core.handle(.message(.bluetoothPick(address: "C8:FD:19:12:34:56")), from: 1)
+        XCTAssertEqual(saves, ["ble://HMSoft"])
+        XCTAssertEqual(core.bluetoothSearch.saved, "ble://HMSoft")
+        XCTAssertEqual(core.bluetoothSearch.message,
+            #"saved link.url = "ble://HMSoft" in /etc/carbridge/red.toml; takes effect at the next start (the running link is not switched)"#)
+        json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""saved":"ble://HMSoft""#), json)
+        // The classic car beside it is still saved as rfcomm://ADDRESS.
+        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        XCTAssertEqual(saves.last, "rfcomm://98:D3:31:F5:2A:11")
+    }
+
+    /// A BLE car without a name, or whose name another device found shares, is saved by its address.
+    func testABLECarIsSavedByAddressWhenNamelessOrAmbiguous() throws {
+        let (_, core, _, _) = try make()
+        core.handle(.message(.bluetoothScan), from: 1)
+        scanners[0].send(.found(ScannedDevice(address: "C8:FD:19:00:00:01", profile: .nordic, transports: .le)))
+        core.handle(.message(.bluetoothPick(address: "C8:FD:19:00:00:01")), from: 1)
+        XCTAssertEqual(saves, ["ble://C8:FD:19:00:00:01"])
+        scanners[0].send(.found(hmSoft))
+        XCTAssertEqual(core.bluetoothSearch.linkURL(for: hmSoft), "ble://HMSoft")
+        // Another HMSoft (any case) comes in range: the name no longer finds one car.
+        scanners[0].send(.found(ScannedDevice(address: "C8:FD:19:12:34:57", name: "hmsoft", profile: .hm10)))
+        core.handle(.message(.bluetoothPick(address: "C8:FD:19:12:34:56")), from: 1)
+        XCTAssertEqual(saves.last, "ble://C8:FD:19:12:34:56")
+        // A name that needs escaping is escaped, and parses back.
+        var state = BluetoothSearchState()
+        let spaced = ScannedDevice(address: "C8:FD:19:00:00:02", name: "Red car", profile: .microchip)
+        state.devices = [spaced]
+        XCTAssertEqual(state.linkURL(for: spaced), "ble://Red%20car")
+        XCTAssertEqual(try LinkURL(parsing: state.linkURL(for: spaced)), .bleDevice(name: "Red car"))
+    }
+
+    /// The profile learnt from one update stays when a later one comes without the services.
+    func testAnUpdateKeepsTheProfileAndTransports() throws {
+        let (_, core, _, _) = try make()
+        core.handle(.message(.bluetoothScan), from: 1)
+        scanners[0].send(.found(ScannedDevice(address: "24:0A:C4:00:00:01", profile: .nordic, transports: .le)))
+        scanners[0].send(.found(ScannedDevice(address: "24:0A:C4:00:00:01", name: "ESP32car", rssi: -70, transports: .bredr)))
+        XCTAssertEqual(core.bluetoothSearch.devices, [
+            ScannedDevice(address: "24:0A:C4:00:00:01", name: "ESP32car", rssi: -70, profile: .nordic, transports: [.le, .bredr]),
+        ])
+        core.handle(.message(.bluetoothPick(address: "24:0A:C4:00:00:01")), from: 1)
+        XCTAssertEqual(saves, ["ble://ESP32car"])
     }
 
     func testPickOnlyAnAddressOfTheCurrentResults() throws {

@@ -58,8 +58,51 @@ final class LinkURLTests: XCTestCase {
             XCTAssertEqual(
                 error.description,
                 "invalid link \"tcp://x:0\": TCP port \"0\" must be a number from 1 to 65535; use "
-                    + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
+                    + "rfcomm://AA:BB:CC:DD:EE:FF[/CHANNEL], rfcomm://NAME[/CHANNEL], ble://AA:BB:CC:DD:EE:FF, ble://NAME, "
+                    + "serial:///dev/rfcomm0[?baud=9600], tcp://HOST:PORT, stdout or sim")
         }
+    }
+
+    func testBLEByAddressIsUpperCased() throws {
+        XCTAssertEqual(try LinkURL(parsing: "ble://c8:fd:19:12:34:56"), .ble(address: "C8:FD:19:12:34:56"))
+        XCTAssertEqual(try LinkURL(parsing: "BLE://C8:FD:19:12:34:56/"), .ble(address: "C8:FD:19:12:34:56"))
+        XCTAssertEqual(try LinkURL(parsing: "ble://c8:fd:19:12:34:56").description, "ble://C8:FD:19:12:34:56")
+    }
+
+    func testBLEByName() throws {
+        XCTAssertEqual(try LinkURL(parsing: "ble://HMSoft"), .bleDevice(name: "HMSoft"))
+        XCTAssertEqual(try LinkURL(parsing: "ble://name=HMSoft"), .bleDevice(name: "HMSoft"))
+        // %XX escapes, in a bare name and after name=; a name that looks like an address only with name=.
+        XCTAssertEqual(try LinkURL(parsing: "ble://Red%20car"), .bleDevice(name: "Red car"))
+        XCTAssertEqual(try LinkURL(parsing: "ble://name=BT%2F05%C3%A9"), .bleDevice(name: "BT/05é"))
+        XCTAssertEqual(try LinkURL(parsing: "ble://name=C8%3AFD"), .bleDevice(name: "C8:FD"))
+        XCTAssertEqual(try LinkURL(parsing: "ble://Red%20car").description, "ble://name=Red%20car")
+    }
+
+    func testBadBLEForms() {
+        XCTAssertEqual(problem("ble://AA:BB"), "\"AA:BB\" is not a Bluetooth address (six hex pairs like C8:FD:19:12:34:56)")
+        XCTAssertEqual(problem("ble://C8:FD:19:12:34:ZZ"), "\"C8:FD:19:12:34:ZZ\" is not a Bluetooth address (six hex pairs like C8:FD:19:12:34:56)")
+        XCTAssertEqual(problem("ble://"), "\"\" is not a Bluetooth address (six hex pairs like C8:FD:19:12:34:56)")
+        let noChannel = "a ble URL is ble://ADDRESS or ble://NAME, with no channel (write a '/' in a name as %2F)"
+        XCTAssertEqual(problem("ble://X/1"), noChannel)
+        XCTAssertEqual(problem("ble://C8:FD:19:12:34:56/1"), noChannel)
+        XCTAssertEqual(problem("ble://name=HM%2"), "\"HM%2\" is not a device name (a bad %XX escape, not UTF-8, or a control character)")
+        XCTAssertEqual(problem("ble://name=HM%0A"), "\"HM%0A\" is not a device name (a bad %XX escape, not UTF-8, or a control character)")
+        XCTAssertEqual(problem("ble://name="), "a device name must have 1 to 248 bytes, like ble://HMSoft")
+        XCTAssertEqual(problem("ble://" + String(repeating: "x", count: 249)), "a device name must have 1 to 248 bytes, like ble://HMSoft")
+    }
+
+    /// Every ble:// URL's canonical spelling parses back to the same link.
+    func testBLEDescriptionRoundTrips() throws {
+        for text in ["ble://c8:fd:19:12:34:56", "ble://HMSoft", "ble://name=HMSoft", "ble://Red%20car", "ble://name=C8%3AFD",
+                     "ble://name=name%3Dx", "ble://name=BT%2F05%C3%A9", "ble://" + String(repeating: "y", count: 248)] {
+            let url = try LinkURL(parsing: text)
+            XCTAssertEqual(try LinkURL(parsing: url.description), url, text)
+        }
+        // A name that spells an address is still a name after the round trip.
+        let lookalike = LinkURL.bleDevice(name: "C8:FD:19:12:34:56")
+        XCTAssertEqual(try LinkURL(parsing: lookalike.description), lookalike)
+        XCTAssertEqual(try LinkURL(parsing: "ble://" + LinkURL.encodeDeviceName("C8:FD:19:12:34:56")), lookalike)
     }
 
     /// Regression (found by FuzzLinkURL): `tcp://[[8\u{1A}1]:2` was accepted with the host `[8\u{1A}1`, whose

@@ -61,20 +61,30 @@ finish() { guest_finish "" "$@"; }  # finish PASSED FAILED : the last line, and 
 # ---- 0. system packages (Debian 12) ----
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
-      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config dbus python3-dbus python3-gi"
+      libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config dbus python3-dbus python3-gi
+      python3-venv"
+# the BLE bridge users run today (scenario ble_compare measures carbridge's BLE link against it): PyPI's
+# ble-serial in a venv of Debian's python3, which the guest sees through the shared root
+BLE_SERIAL_VENV=/opt/ble-serial
+BLE_SERIAL_VERSION=3.0.0
 if [ $INSTALL = 1 ]; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -q
   # shellcheck disable=SC2086
   apt-get install -y -q --no-install-recommends $PKGS
   say "apt-get install took $(elapsed "$T0")s"
+  if ! "$BLE_SERIAL_VENV/bin/ble-serial" --help >/dev/null 2>&1; then
+    /usr/bin/python3 -m venv "$BLE_SERIAL_VENV" && "$BLE_SERIAL_VENV/bin/pip" install -q "ble-serial==$BLE_SERIAL_VERSION" \
+      || say "WARNING: could not install ble-serial from PyPI: scenario ble_compare will fail"
+  fi
 fi
 for tool in qemu-system-x86_64 cpio modinfo btvirt i2cset; do
   command -v $tool >/dev/null || { say "missing $tool: run with --install (or apt-get install $PKGS)"; finish 0 1; }
 done
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || { say "/bin/busybox missing or not static: apt-get install busybox-static"; finish 0 1; }
 /usr/bin/python3 -c 'import evdev' 2>/dev/null || { say "python3-evdev missing: apt-get install python3-evdev"; finish 0 1; }
-/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenarios 13 and ble_car (bluetoothd) will fail (run with --install)"
+/usr/bin/python3 -c 'import dbus, gi.repository.GLib' 2>/dev/null || say "WARNING: python3-dbus/python3-gi missing: scenario 13 and the BLE scenarios will fail (run with --install)"
+[ -x "$BLE_SERIAL_VENV/bin/ble-serial" ] || say "WARNING: no ble-serial in $BLE_SERIAL_VENV: scenario ble_compare will fail (run with --install)"
 
 # ---- 1. the carbridge binary ----
 if [ -z "$BIN" ]; then
@@ -143,7 +153,7 @@ T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 # Shows the guest's progress lines live while it runs.
 guest_boot "$TIMEOUT" "$OUT/console.log" '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN carbridge_ble_compare_frames=${KERNEL_BLE_COMPARE_FRAMES:-300}" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none

@@ -65,7 +65,9 @@ for n in $LIST; do
   # 9 and 10 wait for RFCOMM flow control (about 15 s) and more, ble_car runs 600 BLE stop/start cycles (about
   # 130 s in all); generous limits: the host may be loaded.
   # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
-  case $n in 9|10) limit=240 ;; ble_car) limit=300 ;; *) limit=180 ;; esac
+  # ble_compare drives two arms of BLE_COMPARE_FRAMES reports at 20 Hz each (1000: about 2.5 minutes more).
+  case $n in 9|10) limit=240 ;; ble_compare) limit=$((180 + ${BLE_COMPARE_FRAMES:-300} / 8)) ;;
+                ble_car) limit=300 ;; *) limit=180 ;; esac
   timeout -k 20 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
   rc=$?
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then
