@@ -34,8 +34,8 @@ from scenarios import GAP_S, check_handshake, plug_pad, wait_pad_ready
 
 TITLE = ("BLE cars through bluetoothd: HM-10 and Nordic UART GATT cars, scan, run ble://NAME (handshake, exact frames, "
          "stop/start order under EATT, controller power loss, car failsafe after SIGKILL, SIGTERM)")
-CYCLES = 600               # stop/start cycles of the order check (each: a motion frame, then its stop frame);
-                           # 1000 took about 95 s in the guest (93 ms a cycle), 600 fit in about 60 s
+CYCLES = 1000              # stop/start cycles of the order check (each: a motion frame, then its stop frame);
+                           # 600 took 47 s in the guest (79 ms a cycle)
 CYCLE_WAIT_S = 2.0         # how long one frame of a cycle may take to reach the car
 MAX_MISSING = 5            # the order check gives up after this many frames that never came
 FAILSAFE_MS = 300          # protocol §8.4: the car's failsafe
@@ -490,21 +490,22 @@ def order_check(sc, car, cb, pad):
     sc.metric("order_frames_missing", len(missing), "frames")
     time.sleep(0.5)   # late frames of the last cycles
     frames = car.log.frames(t0)
-    # Which frames belong to which cycle. carbridge may turn one report (stick + Speed+) into two frames, the
-    # previous A with S=10 first ("split"), then the new A: such a frame comes in the new cycle's time before
-    # any frame with the new A. Everything else with a cycle's A, from its start until that A comes round again,
-    # is the cycle's own.
+    # Which frames belong to which cycle. carbridge may turn one report (stick + Speed+) into two frames: the
+    # previous A with S=10 first ("split": Speed+ taken before the stick), then the new A. Such a frame arrives in
+    # the new cycle's time as the motion frame just before the first one with the new A; at most one per cycle is
+    # taken as a split. Everything else with a cycle's A, from its start until that A comes round again, is the
+    # cycle's own (so a frame of the old cycle that arrives later than that is an overtake, not a split).
     n = len(starts)
     bounds = [t for t, _ in starts] + [float("inf")]
     split = set()
     for i in range(1, n):
         a_new, a_old = starts[i][1], starts[i - 1][1]
-        for f in frames:
-            if bounds[i] <= f.t < bounds[i + 1]:
-                if f.motion and f.a == a_new:
-                    break
-                if f.motion and f.a == a_old and f.s > 0:
-                    split.add(id(f))
+        window = [f for f in frames if bounds[i] <= f.t < bounds[i + 1] and f.motion]
+        first_new = next((j for j, f in enumerate(window) if f.a == a_new), None)
+        if first_new:
+            before = window[first_new - 1]
+            if before.a == a_old and before.s > 0:
+                split.add(id(before))
     overtaken, unsettled = [], []
     for i, (t, a) in enumerate(starts):
         end = bounds[min(i + len(A_CYCLE), n)]
