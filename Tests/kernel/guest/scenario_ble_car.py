@@ -212,16 +212,23 @@ def start_bluez(sc):
     return bus, btd
 
 
-def restore_hci1(sc):
-    """Leaves the controllers as the RFCOMM scenarios expect them: no link left from the BLE cars (both powered off
-    and on), hci1 BR/EDR and LE with page and inquiry scan, named RoboCar."""
-    sh(sc, "hcitool -i hci0 con; hcitool -i hci1 con")
-    for c in ("power off", "bredr on", "power on"):
-        sh(sc, "timeout 20 btmgmt --index 1 " + c)
-    for c in ("power off", "power on"):
-        sh(sc, "timeout 20 btmgmt --index 0 " + c)
-    sh(sc, "hciconfig hci0 up; hciconfig hci1 up; hciconfig hci1 piscan; hciconfig hci1 name RoboCar; "
-           "hcitool -i hci0 con; btmgmt --index 1 info | grep current")
+def fresh_controllers(sc):
+    """Leaves the controllers as main.sh made them for the RFCOMM scenarios after this one: a new btvirt (hci0,
+    hci1 up, hci1 named RoboCar with page and inquiry scan), so nothing of this scenario is left in the kernel.
+    Switching hci1 back to BR/EDR was not enough: once bluetoothd (or any mgmt command) has used a controller, the
+    kernel hands Secure Simple Pairing to a user-space agent, so with no bluetoothd left an RFCOMM connect from
+    hci0 to hci1 waited for an IO capability reply and timed out (two_instances then failed); as main.sh leaves
+    them, the kernel pairs Just Works by itself. (btmgmt is not used here: it would mark them again.)"""
+    for pid in subprocess.run(["pidof", "btvirt"], capture_output=True, text=True).stdout.split():
+        os.kill(int(pid), signal.SIGTERM)
+    k.wait_until(lambda: not os.path.exists("/sys/class/bluetooth/hci0") and not os.path.exists(
+        "/sys/class/bluetooth/hci1"), 10, 0.1)
+    subprocess.Popen(["btvirt", "-l2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    k.wait_until(lambda: os.path.exists("/sys/class/bluetooth/hci1"), 20, 0.1)
+    up = k.wait_until(lambda: sh(sc, "hciconfig hci0 up && hciconfig hci1 up && hciconfig hci1 name RoboCar && "
+                                     "hciconfig hci1 piscan && hciconfig hci1 name | grep -q \"Name: 'RoboCar'\"")
+                      .returncode == 0, 30, 1.0)
+    sc.check(bool(up), "a fresh btvirt: hci0 and hci1 up again, hci1 RoboCar with page and inquiry scan")
 
 
 class Central:
@@ -732,7 +739,7 @@ def run(sc):
     uid = ble_user()
     sc.ble_running = []   # the carbridge processes and pads of the HM-10 part
     bus, btd = start_bluez(sc)
-    sc.cleanups.insert(0, lambda: restore_hci1(sc))   # runs last, after bluetoothd stopped
+    sc.cleanups.insert(0, lambda: fresh_controllers(sc))   # runs last, after bluetoothd stopped
     # ---- hci1 becomes an LE-only car module (scenario 13 left it BR/EDR-only) ----
     for c in ("power off", "le on", "bredr off", "power on"):
         sh(sc, "timeout 20 btmgmt --index 1 " + c)
