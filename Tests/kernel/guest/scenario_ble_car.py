@@ -11,16 +11,18 @@ write commands travel on three EATT bearers and can overtake each other.
 
 1. The car side alone (no carbridge): LE discovery from hci0 through bluetoothd finds HMSoft, Connect, FFE1 with
    its flags, notifications (READY), writes with response: a frame split over two writes, a bad line, a write
-   over 20 bytes, and the failsafe after a motion frame.
+   over 20 bytes, and the failsafe after a motion frame; after the disconnect a discovery finds the car again.
 2. `carbridge scan` as an unprivileged user lists the car with its name and `HM-10`.
 3. `carbridge run` (ble://HMSoft, unprivileged, the pilot in group input for the uinput pad): handshake E,0,0,0,
    a pad drive with exact frames, the car's READY line in carbridge's log.
-4. Order under EATT: CYCLES stop/start cycles as fast as the link goes; no motion frame after its cycle's stop.
+4. Order under EATT: up to CYCLES stop/start cycles as fast as the link goes, for at most ORDER_BUDGET_S; no
+   motion frame after its cycle's stop, every cycle ends on its stop.
 5. The car's controller powered off while moving, then on (the car app restarted: pitfall 9 of the BLE recipe):
    carbridge reconnects, the stop frame M,0,0,1 first, nothing with S > 0 until the pad moves.
 6. SIGKILL while moving: the car's own failsafe stops it 300-500 ms after the last frame.
 7. SIGTERM while moving: E,0,0,0 last, exit 0.
-8. A Nordic UART Service car (ble://NUSCar): handshake, exact frames.
+8. A Nordic UART Service car (ble://NUSCar): the car alone as in 1, then carbridge: handshake, exact frames.
+At the end btvirt is started afresh, so the scenarios after this one find the controllers as main.sh made them.
 
 Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
@@ -209,7 +211,7 @@ def start_bluez(sc):
         except dbus.DBusException:
             return False
     sc.require(k.wait_until(lambda: powered("hci0") and powered("hci1"), 30, 0.2), "bluetoothd has hci0 and hci1 powered")
-    return bus, btd
+    return bus
 
 
 def fresh_controllers(sc):
@@ -738,7 +740,7 @@ def run(sc):
     ensure_controllers(sc)
     uid = ble_user()
     sc.ble_running = []   # the carbridge processes and pads of the HM-10 part
-    bus, btd = start_bluez(sc)
+    bus = start_bluez(sc)
     sc.cleanups.insert(0, lambda: fresh_controllers(sc))   # runs last, after bluetoothd stopped
     # ---- hci1 becomes an LE-only car module (scenario 13 left it BR/EDR-only) ----
     for c in ("power off", "le on", "bredr off", "power on"):
