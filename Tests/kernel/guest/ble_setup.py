@@ -1,23 +1,87 @@
-"""The BLE scenarios' set-up: the guest's system D-Bus, one bluetoothd managing both btvirt controllers
-with its default configuration (EATT on), hci1 made an LE-only controller, and emulated BLE cars on it
-(guest/ble_car.py). Everything started here is stopped by the scenario's cleanups."""
-import os, signal, subprocess
+"""The BLE scenarios' set-up (ble_car, ble_compare): the guest's system D-Bus and one bluetoothd managing both
+btvirt controllers with its default configuration (EATT on), hci1 made an LE-only car module, emulated BLE cars on
+it (guest/ble_car.py) with their logs, and a fresh btvirt afterwards for the RFCOMM scenarios that follow."""
+import os, re, signal, subprocess, time
+import dbus
 import kharness as k
-from bluez_scenario import BLUETOOTHD, ensure_controllers, prop, sh
+from kharness import Frame, monotonic
+from bluez_scenario import BLUETOOTHD, ensure_controllers, sh
+
+BLUEZ = "org.bluez"
+PROPS = "org.freedesktop.DBus.Properties"
 
 
-class BLECar:
-    """One ble_car.py process on hci1: its address, its CarLog, whether a central is connected."""
+class FollowLog(k.CarLog):
+    """kharness.CarLog read incrementally: each call parses only what the car appended since the last one (the
+    order check waits for thousands of frames; re-reading the whole log for each would cost more than the link)."""
 
-    def __init__(self, sc, mode, name, log_path, proc, addr):
-        self.sc, self.mode, self.name, self.proc, self.addr = sc, mode, name, proc, addr
-        self.log = k.CarLog(log_path)
+    def __init__(self, path):
+        k.CarLog.__init__(self, path)
+        self.pos, self.rest, self.cache = 0, b"", []
 
-    def connected_since(self, since):
-        return bool(self.log.connections(since))
+    def events_conn(self):
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.pos)
+                data = f.read()
+                self.pos = f.tell()
+        except FileNotFoundError:
+            return self.cache
+        lines = (self.rest + data).split(b"\n")
+        self.rest = lines.pop()
+        for raw in lines:
+            parts = raw.decode("utf-8", "replace").split(" ", 2)
+            if len(parts) >= 2:
+                kind, _, conn = parts[1].partition("/")
+                self.cache.append((float(parts[0]), kind, int(conn) if conn else 0, parts[2] if len(parts) > 2 else ""))
+        return self.cache
+
+    def next_frame(self, predicate, cursor, timeout_s, step_s=0.003):
+        """The first RX frame at index >= cursor[0] of events_conn() that satisfies predicate (cursor[0] moves past
+        the frames looked at), or None after timeout_s."""
+        end = monotonic() + timeout_s
+        while True:
+            events = self.events_conn()
+            while cursor[0] < len(events):
+                t, kind, conn, text = events[cursor[0]]
+                cursor[0] += 1
+                if kind == "RX":
+                    fr = Frame(t, text, conn)
+                    if predicate(fr):
+                        return fr
+            if monotonic() >= end:
+                return None
+            time.sleep(step_s)
+
+
+class BleCar:
+    """ble_car.py on hci1, appending to one log (a restarted car continues the connection numbering)."""
+
+    def __init__(self, sc):
+        self.sc = sc
+        self.log_path = os.path.join(sc.work, "car.log")
+        self.log = FollowLog(self.log_path)
+        self.proc = None
+        self.addr = None
+        sc.cleanups.append(self.stop)
+
+    def start(self, mode, name, timeout_s=40):
+        ready = os.path.join(self.sc.work, "car-ready")
+        if os.path.exists(ready):
+            os.remove(ready)
+        first = 1 + max([c for _, c in self.log.connections()] or [0])
+        cmd = [k.PY, os.path.join(k.GUEST, "ble_car.py"), "--hci", "hci1", "--mode", mode, "--name", name,
+               "--log", self.log_path, "--ready", ready, "--status-every", "1", "--first-connection", str(first)]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
+        ok = k.wait_until(lambda: (os.path.exists(ready) and os.path.getsize(ready) > 0) or self.proc.poll() is not None,
+                          timeout_s, 0.1)
+        ok = ok and self.proc.poll() is None
+        if ok:
+            self.addr = open(ready).read().strip()
+        return ok
 
     def stop(self):
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             try:
                 self.proc.wait(5)
@@ -25,70 +89,84 @@ class BLECar:
                 self.proc.kill()
                 self.proc.wait()
 
+    def kinds(self, kind, since=0.0):
+        return [(t, c, text) for t, kd, c, text in self.log.events_conn() if kd == kind and t >= since]
 
-class BlueZ:
-    """The system bus and bluetoothd (started once per scenario), hci0 the central, hci1 the cars' side."""
 
-    def __init__(self, sc):
-        self.sc = sc
-        ensure_controllers(sc)
-        os.makedirs("/run/dbus", exist_ok=True)
-        os.makedirs("/var/lib/dbus", exist_ok=True)
-        sh(sc, "dbus-uuidgen --ensure")
-        if not os.path.exists("/run/dbus/system_bus_socket") or \
-                subprocess.run(["dbus-send", "--system", "--print-reply", "--dest=org.freedesktop.DBus", "/",
-                                "org.freedesktop.DBus.GetId"], capture_output=True, timeout=10).returncode != 0:
-            p = sh(sc, "rm -f /run/dbus/pid; dbus-daemon --system --fork --print-pid")
-            sc.require(p.returncode == 0, "dbus-daemon --system starts", p.stderr.strip())
-            pid = int(p.stdout.split()[0])
-            sc.cleanups.append(lambda: os.kill(pid, signal.SIGTERM))
-        # hci1 is a BLE module: LE only (scenario 13 leaves it BR/EDR only); hci0 dual mode, as a laptop's
-        for c in ("power off", "bredr off", "le on", "power on"):
-            sh(sc, "timeout 20 btmgmt --index 1 " + c)
-        sh(sc, "timeout 20 btmgmt --index 0 le on; timeout 20 btmgmt --index 0 power on")
-        log = open(os.path.join(sc.work, "bluetoothd.log"), "w")
-        self.bluetoothd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=log, stderr=subprocess.STDOUT)
-        sc.cleanups.append(self.stop_bluetoothd)
-        up = k.wait_until(lambda: prop("/org/bluez/hci0", "org.bluez.Adapter1", "Powered") == "true"
-                          and prop("/org/bluez/hci1", "org.bluez.Adapter1", "Powered") == "true", 30, 0.2)
-        sc.require(up, "bluetoothd has hci0 and hci1 powered")
-        self.central, self.car_addr = k.bdaddr("hci0"), k.bdaddr("hci1")
-        self.cars = []
+def mgmt_settings(index):
+    p = subprocess.run(["btmgmt", "--index", str(index), "info"], capture_output=True, text=True, timeout=20)
+    m = re.search(r"current settings: (.*)", p.stdout)
+    return m.group(1).split() if m else []
 
-    def stop_bluetoothd(self):
-        if self.bluetoothd.poll() is None:
-            self.bluetoothd.terminate()
+
+def start_bluez(sc):
+    """The system bus and bluetoothd (both controllers, after `ensure_controllers`), stopped again by the cleanups;
+    returns the bus (dbus-python); `sc.bluetoothd` is bluetoothd's process."""
+    ensure_controllers(sc)
+    os.makedirs("/run/dbus", exist_ok=True)
+    os.makedirs("/var/lib/dbus", exist_ok=True)
+    if os.path.exists("/run/dbus/pid"):    # left by scenario 13's bus if it did not remove it
+        os.remove("/run/dbus/pid")
+    sh(sc, "dbus-uuidgen --ensure")
+    p = sh(sc, "dbus-daemon --system --fork --print-pid")
+    sc.require(p.returncode == 0, "dbus-daemon --system starts", p.stderr.strip())
+    dbus_pid = int(p.stdout.split()[0])
+    sc.cleanups.append(lambda: os.kill(dbus_pid, signal.SIGTERM))
+    # every HCI packet of both controllers, for the record (read it with `btmon -r btmon.snoop`)
+    btmon = subprocess.Popen(["btmon", "-w", os.path.join(sc.work, "btmon.snoop")], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    sc.cleanups.append(lambda: (btmon.terminate(), btmon.wait(5)))
+    btd_log = open(os.path.join(sc.work, "bluetoothd.log"), "w")
+    btd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=btd_log, stderr=subprocess.STDOUT)
+    sc.bluetoothd = btd
+
+    def stop_bluetoothd():
+        if btd.poll() is None:
+            btd.terminate()
             try:
-                self.bluetoothd.wait(5)
+                btd.wait(5)
             except subprocess.TimeoutExpired:
-                self.bluetoothd.kill()
-                self.bluetoothd.wait()
+                btd.kill()
+                btd.wait()
+    sc.cleanups.append(stop_bluetoothd)
+    bus = dbus.SystemBus()
 
-    def start_car(self, mode, name, status_every=1.0):
-        """ble_car.py on hci1 (`hm10` or `nus`), advertising `name`; returns its BLECar once registered."""
-        work = self.sc.work
-        log = os.path.join(work, "car-%s.log" % name)
-        ready = os.path.join(work, "car-%s.ready" % name)
-        if os.path.exists(ready):
-            os.unlink(ready)
-        proc = subprocess.Popen([k.PY, os.path.join(k.GUEST, "ble_car.py"), "--hci", "hci1", "--mode", mode,
-                                 "--name", name, "--log", log, "--ready", ready, "--status-every", str(status_every)],
-                                stdout=subprocess.DEVNULL, stderr=open(log + ".stderr", "w"))
-        car = BLECar(self.sc, mode, name, log, proc, self.car_addr)
-        self.sc.cleanups.append(car.stop)
-        self.sc.require(k.wait_until(lambda: os.path.exists(ready) or proc.poll() is not None, 30, 0.1)
-                        and proc.poll() is None,
-                        "the %s car '%s' registers its GATT application and advertisement on hci1" % (mode, name),
-                        open(log + ".stderr").read()[-300:])
-        self.cars.append(car)
-        return car
+    def powered(hci):
+        try:
+            return bool(dbus.Interface(bus.get_object(BLUEZ, "/org/bluez/" + hci), PROPS).Get("org.bluez.Adapter1",
+                                                                                              "Powered"))
+        except dbus.DBusException:
+            return False
+    sc.require(k.wait_until(lambda: powered("hci0") and powered("hci1"), 30, 0.2), "bluetoothd has hci0 and hci1 powered")
+    return bus
 
-    def device_path(self, addr):
-        return "/org/bluez/hci0/dev_" + addr.replace(":", "_")
 
-    def disconnect_all(self):
-        """Drops hci0's link to the car (between two arms or phases) and waits until it is gone."""
-        path = self.device_path(self.car_addr)
-        subprocess.run(["dbus-send", "--system", "--print-reply", "--dest=org.bluez", path,
-                        "org.bluez.Device1.Disconnect"], capture_output=True, timeout=10)
-        k.wait_until(lambda: prop(path, "org.bluez.Device1", "Connected") != "true", 10, 0.1)
+def le_car_controller(sc):
+    """hci1 becomes an LE-only car module (scenario 13 leaves it BR/EDR-only; LE goes on before BR/EDR goes off,
+    which the kernel refuses while LE is off), hci0 a dual-mode central; a fresh btvirt at the scenario's end
+    (its cleanups run last to first: this one, added first, after bluetoothd stopped)."""
+    sc.cleanups.insert(0, lambda: fresh_controllers(sc))
+    for c in ("power off", "le on", "bredr off", "power on"):
+        sh(sc, "timeout 20 btmgmt --index 1 " + c)
+    s1, s0 = mgmt_settings(1), mgmt_settings(0)
+    sc.require("powered" in s1 and "le" in s1 and "br/edr" not in s1, "hci1 is powered, LE on, BR/EDR off", s1)
+    sc.require("powered" in s0 and "le" in s0, "hci0 is powered with LE on", s0)
+
+
+def fresh_controllers(sc):
+    """Leaves the controllers as main.sh made them for the RFCOMM scenarios after this one: a new btvirt (hci0,
+    hci1 up, hci1 named RoboCar with page and inquiry scan), so nothing of this scenario is left in the kernel.
+    Switching hci1 back to BR/EDR was not enough: once bluetoothd (or any mgmt command) has used a controller, the
+    kernel hands Secure Simple Pairing to a user-space agent, so with no bluetoothd left an RFCOMM connect from
+    hci0 to hci1 waited for an IO capability reply and timed out (two_instances then failed); as main.sh leaves
+    them, the kernel pairs Just Works by itself. (btmgmt is not used here: it would mark them again.)"""
+    for pid in subprocess.run(["pidof", "btvirt"], capture_output=True, text=True).stdout.split():
+        os.kill(int(pid), signal.SIGTERM)
+    k.wait_until(lambda: not os.path.exists("/sys/class/bluetooth/hci0") and not os.path.exists(
+        "/sys/class/bluetooth/hci1"), 10, 0.1)
+    subprocess.Popen(["btvirt", "-l2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    k.wait_until(lambda: os.path.exists("/sys/class/bluetooth/hci1"), 20, 0.1)
+    up = k.wait_until(lambda: sh(sc, "hciconfig hci0 up && hciconfig hci1 up && hciconfig hci1 name RoboCar && "
+                                     "hciconfig hci1 piscan && hciconfig hci1 name | grep -q \"Name: 'RoboCar'\"")
+                      .returncode == 0, 30, 1.0)
+    sc.check(bool(up), "a fresh btvirt: hci0 and hci1 up again, hci1 RoboCar with page and inquiry scan")

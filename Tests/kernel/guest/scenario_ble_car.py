@@ -31,7 +31,8 @@ import dbus
 from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge, Frame, dedup, monotonic
-from bluez_scenario import BLUETOOTHD, carbridge, ensure_controllers, sh
+from bluez_scenario import carbridge, sh
+from ble_setup import BleCar, le_car_controller, mgmt_settings, start_bluez
 from scenarios import GAP_S, check_handshake, plug_pad, wait_pad_ready
 
 TITLE = ("BLE cars through bluetoothd: HM-10 and Nordic UART GATT cars, scan, run ble://NAME (handshake, exact frames, "
@@ -63,88 +64,6 @@ def letter(a, d=1):
     return "B" if a == 0 else ("X" if a < 0 else "Y")
 
 
-class FollowLog(k.CarLog):
-    """kharness.CarLog read incrementally: each call parses only what the car appended since the last one (the
-    order check waits for thousands of frames; re-reading the whole log for each would cost more than the link)."""
-
-    def __init__(self, path):
-        k.CarLog.__init__(self, path)
-        self.pos, self.rest, self.cache = 0, b"", []
-
-    def events_conn(self):
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self.pos)
-                data = f.read()
-                self.pos = f.tell()
-        except FileNotFoundError:
-            return self.cache
-        lines = (self.rest + data).split(b"\n")
-        self.rest = lines.pop()
-        for raw in lines:
-            parts = raw.decode("utf-8", "replace").split(" ", 2)
-            if len(parts) >= 2:
-                kind, _, conn = parts[1].partition("/")
-                self.cache.append((float(parts[0]), kind, int(conn) if conn else 0, parts[2] if len(parts) > 2 else ""))
-        return self.cache
-
-    def next_frame(self, predicate, cursor, timeout_s, step_s=0.003):
-        """The first RX frame at index >= cursor[0] of events_conn() that satisfies predicate (cursor[0] moves past
-        the frames looked at), or None after timeout_s."""
-        end = monotonic() + timeout_s
-        while True:
-            events = self.events_conn()
-            while cursor[0] < len(events):
-                t, kind, conn, text = events[cursor[0]]
-                cursor[0] += 1
-                if kind == "RX":
-                    fr = Frame(t, text, conn)
-                    if predicate(fr):
-                        return fr
-            if monotonic() >= end:
-                return None
-            time.sleep(step_s)
-
-
-class BleCar:
-    """ble_car.py on hci1, appending to one log (a restarted car continues the connection numbering)."""
-
-    def __init__(self, sc):
-        self.sc = sc
-        self.log_path = os.path.join(sc.work, "car.log")
-        self.log = FollowLog(self.log_path)
-        self.proc = None
-        self.addr = None
-        sc.cleanups.append(self.stop)
-
-    def start(self, mode, name, timeout_s=40):
-        ready = os.path.join(self.sc.work, "car-ready")
-        if os.path.exists(ready):
-            os.remove(ready)
-        first = 1 + max([c for _, c in self.log.connections()] or [0])
-        cmd = [k.PY, os.path.join(k.GUEST, "ble_car.py"), "--hci", "hci1", "--mode", mode, "--name", name,
-               "--log", self.log_path, "--ready", ready, "--status-every", "1", "--first-connection", str(first)]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(self.log_path + ".stderr", "a"))
-        ok = k.wait_until(lambda: (os.path.exists(ready) and os.path.getsize(ready) > 0) or self.proc.poll() is not None,
-                          timeout_s, 0.1)
-        ok = ok and self.proc.poll() is None
-        if ok:
-            self.addr = open(ready).read().strip()
-        return ok
-
-    def stop(self):
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def kinds(self, kind, since=0.0):
-        return [(t, c, text) for t, kd, c, text in self.log.events_conn() if kd == kind and t >= since]
-
-
 def ble_user():
     """A fresh unprivileged user (no bluetooth group) in group input, so it can open the uinput pad."""
     used = set()
@@ -167,70 +86,6 @@ def ble_user():
     with open("/etc/group", "w") as fh:
         fh.write("\n".join(out) + "\n")
     return uid
-
-
-def mgmt_settings(index):
-    p = subprocess.run(["btmgmt", "--index", str(index), "info"], capture_output=True, text=True, timeout=20)
-    m = re.search(r"current settings: (.*)", p.stdout)
-    return m.group(1).split() if m else []
-
-
-def start_bluez(sc):
-    """The system bus and bluetoothd (both controllers), stopped again by the cleanups."""
-    os.makedirs("/run/dbus", exist_ok=True)
-    os.makedirs("/var/lib/dbus", exist_ok=True)
-    if os.path.exists("/run/dbus/pid"):    # left by scenario 13's bus if it did not remove it
-        os.remove("/run/dbus/pid")
-    sh(sc, "dbus-uuidgen --ensure")
-    p = sh(sc, "dbus-daemon --system --fork --print-pid")
-    sc.require(p.returncode == 0, "dbus-daemon --system starts", p.stderr.strip())
-    dbus_pid = int(p.stdout.split()[0])
-    sc.cleanups.append(lambda: os.kill(dbus_pid, signal.SIGTERM))
-    # every HCI packet of both controllers, for the record (read it with `btmon -r btmon.snoop`)
-    btmon = subprocess.Popen(["btmon", "-w", os.path.join(sc.work, "btmon.snoop")], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-    sc.cleanups.append(lambda: (btmon.terminate(), btmon.wait(5)))
-    btd_log = open(os.path.join(sc.work, "bluetoothd.log"), "w")
-    btd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=btd_log, stderr=subprocess.STDOUT)
-
-    def stop_bluetoothd():
-        if btd.poll() is None:
-            btd.terminate()
-            try:
-                btd.wait(5)
-            except subprocess.TimeoutExpired:
-                btd.kill()
-                btd.wait()
-    sc.cleanups.append(stop_bluetoothd)
-    bus = dbus.SystemBus()
-
-    def powered(hci):
-        try:
-            return bool(dbus.Interface(bus.get_object(BLUEZ, "/org/bluez/" + hci), PROPS).Get("org.bluez.Adapter1",
-                                                                                              "Powered"))
-        except dbus.DBusException:
-            return False
-    sc.require(k.wait_until(lambda: powered("hci0") and powered("hci1"), 30, 0.2), "bluetoothd has hci0 and hci1 powered")
-    return bus
-
-
-def fresh_controllers(sc):
-    """Leaves the controllers as main.sh made them for the RFCOMM scenarios after this one: a new btvirt (hci0,
-    hci1 up, hci1 named RoboCar with page and inquiry scan), so nothing of this scenario is left in the kernel.
-    Switching hci1 back to BR/EDR was not enough: once bluetoothd (or any mgmt command) has used a controller, the
-    kernel hands Secure Simple Pairing to a user-space agent, so with no bluetoothd left an RFCOMM connect from
-    hci0 to hci1 waited for an IO capability reply and timed out (two_instances then failed); as main.sh leaves
-    them, the kernel pairs Just Works by itself. (btmgmt is not used here: it would mark them again.)"""
-    for pid in subprocess.run(["pidof", "btvirt"], capture_output=True, text=True).stdout.split():
-        os.kill(int(pid), signal.SIGTERM)
-    k.wait_until(lambda: not os.path.exists("/sys/class/bluetooth/hci0") and not os.path.exists(
-        "/sys/class/bluetooth/hci1"), 10, 0.1)
-    subprocess.Popen(["btvirt", "-l2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    k.wait_until(lambda: os.path.exists("/sys/class/bluetooth/hci1"), 20, 0.1)
-    up = k.wait_until(lambda: sh(sc, "hciconfig hci0 up && hciconfig hci1 up && hciconfig hci1 name RoboCar && "
-                                     "hciconfig hci1 piscan && hciconfig hci1 name | grep -q \"Name: 'RoboCar'\"")
-                      .returncode == 0, 30, 1.0)
-    sc.check(bool(up), "a fresh btvirt: hci0 and hci1 up again, hci1 RoboCar with page and inquiry scan")
 
 
 class Central:
@@ -737,17 +592,10 @@ def hm10_carbridge(sc, car, uid, bus):
 def run(sc):
     t_start = monotonic()
     sc.require(os.access(k.CARBRIDGE, os.X_OK), "carbridge binary present", k.CARBRIDGE)
-    ensure_controllers(sc)
     uid = ble_user()
     sc.ble_running = []   # the carbridge processes and pads of the HM-10 part
     bus = start_bluez(sc)
-    sc.cleanups.insert(0, lambda: fresh_controllers(sc))   # runs last, after bluetoothd stopped
-    # ---- hci1 becomes an LE-only car module (scenario 13 left it BR/EDR-only) ----
-    for c in ("power off", "le on", "bredr off", "power on"):
-        sh(sc, "timeout 20 btmgmt --index 1 " + c)
-    s1, s0 = mgmt_settings(1), mgmt_settings(0)
-    sc.require("powered" in s1 and "le" in s1 and "br/edr" not in s1, "hci1 is powered, LE on, BR/EDR off", s1)
-    sc.require("powered" in s0 and "le" in s0, "hci0 is powered with LE on", s0)
+    le_car_controller(sc)
     car = BleCar(sc)
     t = monotonic()
     sc.require(car.start("hm10", "HMSoft"), "the HM-10 car (ble_car.py --mode hm10) registers its GATT application "

@@ -23,8 +23,9 @@ import os, re, signal, subprocess, time
 from evdev import ecodes as e
 import kharness as k
 from kharness import monotonic
+from bluez_scenario import prop
 from scenarios import lat_events, write_stream, cpu_seconds, LAT_STEER
-import ble_setup
+from ble_setup import BleCar, le_car_controller, start_bluez
 
 TITLE = "BLE side by side: ble-serial + serial:// vs ble://HMSoft (latency, order, staleness, CPU; figures reported)"
 BLE_SERIAL = "/opt/ble-serial/bin/ble-serial"
@@ -142,10 +143,21 @@ def drive_arm(sc, tag, url, car_addr, carlog, extra_procs):
     return out
 
 
+def disconnect(car_addr):
+    """Drops hci0's link to the car (between the arms) and waits until bluetoothd says it is gone."""
+    path = "/org/bluez/hci0/dev_" + car_addr.replace(":", "_")
+    subprocess.run(["dbus-send", "--system", "--print-reply", "--dest=org.bluez", path,
+                    "org.bluez.Device1.Disconnect"], capture_output=True, timeout=10)
+    k.wait_until(lambda: prop(path, "org.bluez.Device1", "Connected") != "true", 10, 0.1)
+
+
 def run(sc):
     sc.require(os.access(BLE_SERIAL, os.X_OK), "ble-serial is installed (%s; run.sh --install makes it)" % BLE_SERIAL)
-    bluez = ble_setup.BlueZ(sc)
-    car = bluez.start_car("hm10", "HMSoft")
+    start_bluez(sc)
+    le_car_controller(sc)
+    car = BleCar(sc)
+    sc.require(car.start("hm10", "HMSoft"), "the HM-10 car registers its GATT application and advertisement on hci1",
+               open(car.log_path + ".stderr").read()[-300:])
     carlog = car.log
     results = {}
 
@@ -159,18 +171,18 @@ def run(sc):
                               stdout=bridge_log, stderr=subprocess.STDOUT)
     sc.cleanups.append(lambda: (bridge.poll() is None and bridge.terminate(), bridge.wait(5)))
     since = monotonic()
-    ready = k.wait_until(lambda: os.path.exists(pty_link) and car.connected_since(since) or bridge.poll() is not None, 60)
+    ready = k.wait_until(lambda: os.path.exists(pty_link) and carlog.connections(since) or bridge.poll() is not None, 60)
     sc.require(ready and bridge.poll() is None, "ble-serial connects to the car and makes its pty",
                open(bridge_log.name).read()[-400:])
     results["bridge"] = drive_arm(sc, "bridge", "serial://%s?baud=9600" % pty_link, car.addr, carlog,
-                                  {"ble-serial": bridge.pid, "bluetoothd": bluez.bluetoothd.pid})
+                                  {"ble-serial": bridge.pid, "bluetoothd": sc.bluetoothd.pid})
     bridge.terminate()
     bridge.wait(10)
-    bluez.disconnect_all()
+    disconnect(car.addr)
 
     # ---- direct: carbridge ble://HMSoft ----
     results["direct"] = drive_arm(sc, "direct", "ble://HMSoft", car.addr, carlog,
-                                  {"bluetoothd": bluez.bluetoothd.pid})
+                                  {"bluetoothd": sc.bluetoothd.pid})
 
     # ---- the promises of the direct path ----
     fast = results["direct"][FAST_HZ]
