@@ -14,8 +14,8 @@ report's frame (p50, p99), the reports that got no frame of their own, frames ou
 a queue shows as a large number, newest-wins as none), and the CPU of the whole path (carbridge, plus
 ble-serial for the bridge; bluetoothd's, the same kind of work in both arms, separately).
 Checked (the product's promises, not the figures, which move with the TCG host): the direct arm's
-handshake, no frame out of order, no stale frame beyond max_in_flight reports at 500 Hz, the last frame
-the last report's.
+handshake, no frame out of order, no frame staler than one stream period of reports at 500 Hz (no queue),
+the last frame the last report's.
 
 Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
@@ -32,7 +32,10 @@ BLE_SERIAL = "/opt/ble-serial/bin/ble-serial"
 FRAMES_50MS = int(os.environ.get("BLE_COMPARE_FRAMES", "300"))   # reports at 20 Hz per arm (1000: a long run)
 FAST_HZ = 500
 FAST_S = 3.0
-MAX_IN_FLIGHT = 2
+# A frame may carry a state older than the newest report written before the previous frame arrived only by what
+# carbridge had not read yet when the car's acknowledgement came (the guest's scheduling): at most one stream
+# period of reports at 500 Hz. A queue (the bridge's) shows as hundreds.
+STALE_REPORTS_MAX = 25
 
 
 def match_events(rx, want, stamps):
@@ -187,8 +190,9 @@ def run(sc):
     # ---- the promises of the direct path ----
     fast = results["direct"][FAST_HZ]
     sc.check(fast["out_of_order"] == 0, "direct: no frame out of order at %d Hz" % FAST_HZ, fast["out_of_order"])
-    sc.check(fast["stale_max"] <= MAX_IN_FLIGHT,
-             "direct: no frame staler than %d reports at %d Hz (newest wins)" % (MAX_IN_FLIGHT, FAST_HZ), fast["stale_max"])
+    sc.check(fast["stale_max"] <= STALE_REPORTS_MAX,
+             "direct: no frame staler than %d reports (one stream period) at %d Hz: newest wins, no queue"
+             % (STALE_REPORTS_MAX, FAST_HZ), fast["stale_max"])
     sc.check(fast["last_ok"], "direct: the car ends on the last report's frame at %d Hz" % FAST_HZ)
     slow = results["direct"][20]
     sc.check(slow["out_of_order"] == 0, "direct: no frame out of order at 20 Hz", slow["out_of_order"])
