@@ -154,6 +154,16 @@ def disconnect(car_addr):
     k.wait_until(lambda: prop(path, "org.bluez.Device1", "Connected") != "true", 10, 0.1)
 
 
+def forget(car_addr):
+    """Makes bluetoothd forget the car (Adapter1.RemoveDevice), so the next discovery announces it afresh. bleak
+    (ble-serial's library) learns of a device only from InterfacesAdded or a changed property; btvirt's constant
+    RSSI (127, "not available") changes nothing, so a car bluetoothd already knew, from the earlier scenario's
+    storage, was never reported to it. Done before both arms, so both start from the same state."""
+    path = "/org/bluez/hci0/dev_" + car_addr.replace(":", "_")
+    subprocess.run(["dbus-send", "--system", "--print-reply", "--dest=org.bluez", "/org/bluez/hci0",
+                    "org.bluez.Adapter1.RemoveDevice", "objpath:" + path], capture_output=True, timeout=10)
+
+
 def run(sc):
     sc.require(os.access(BLE_SERIAL, os.X_OK), "ble-serial is installed (%s; run.sh --install makes it)" % BLE_SERIAL)
     start_bluez(sc)
@@ -165,6 +175,7 @@ def run(sc):
     results = {}
 
     # ---- bridge: ble-serial -> pty -> carbridge serial:// ----
+    forget(car.addr)
     pty_link = os.path.join(sc.work, "ttyBLE")
     bridge_log = open(os.path.join(sc.work, "ble-serial.log"), "w")
     bridge = subprocess.Popen([BLE_SERIAL, "-d", car.addr, "-p", pty_link, "-t", "20",
@@ -184,6 +195,7 @@ def run(sc):
     disconnect(car.addr)
 
     # ---- direct: carbridge ble://HMSoft ----
+    forget(car.addr)
     results["direct"] = drive_arm(sc, "direct", "ble://HMSoft", car.addr, carlog,
                                   {"bluetoothd": sc.bluetoothd.pid})
 
