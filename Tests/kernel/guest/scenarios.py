@@ -626,8 +626,10 @@ LAT_STEER = {-2: -30000, -1: -16000, 0: 0, 1: 16000, 2: 30000}   # ABS_X for eac
 
 
 def lat_trigger(speed):
-    """The ABS_RZ value (0..255) that [throttle] (deadzone 0.05, full scale 240) turns into `speed`."""
-    return 0 if speed == 0 else int(round(255 * (0.05 + 0.95 * speed / 240.0)))
+    """The ABS_RZ value (0..255) that [throttle] (deadzone 0.05, full scale 240: speed = v × 240 rounded down to
+    10, protocol §4) turns into `speed` from either neighbouring step: the middle of the step, half a step from
+    both boundaries, beyond the quarter-step hysteresis of `[throttle] hysteresis`."""
+    return 0 if speed == 0 else int(round(255 * (speed + 5) / 240.0))
 
 
 def lat_events():
