@@ -64,6 +64,9 @@ public struct ControlMapper {
     public private(set) var throttleNeedsRest = false
     /// True while the brake pedal is pressed (past its threshold, until it is back at rest).
     public private(set) var brakeHeld = false
+    /// True while the gas was last reported at rest (and before its first report): a brake released then
+    /// needs no new rest. Unknown, so false, after lost input.
+    private var gasAtRest = true
     private let steerResolutionDegrees: Double
     private var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
@@ -150,6 +153,11 @@ public struct ControlMapper {
         }
         var stickMoved = false
         var wheelValue: Double?
+        // The brake first, so that with both pedals in one report the brake wins.
+        if role == .gamepad, let throttle, let code = throttle.settings.brakeAxisCode,
+           let value = frame.axes.last(where: { $0.code == code })?.value {
+            brake(value, throttle: throttle, into: &events)
+        }
         for axis in frame.axes {
             // A board's load cells sit on ABS_HAT0X…ABS_HAT1Y: they are weights, not D-pad directions.
             if role != .board, !watchedAxisCodes.isEmpty, watchedAxisCodes.contains(axis.code) {
@@ -159,11 +167,9 @@ public struct ControlMapper {
             if let stick, axis.code == stick.settings.xAxisCode { stickX = axis.value; stickMoved = true }
             if let stick, axis.code == stick.settings.yAxisCode { stickY = axis.value; stickMoved = true }
             if let wheel, axis.code == wheel.settings.axisCode { wheelValue = axis.value }
-            if let throttle, let brake = throttle.settings.brakeAxisCode, axis.code == brake {
-                self.brake(axis.value, throttle: throttle, into: &events)
-            }
             if let throttle, axis.code == throttle.settings.axisCode {
                 let speed = throttle.speed(for: axis.value, steps: &throttleSteps)
+                gasAtRest = speed == 0
                 // The brake wins over the gas: nothing but a stop while it is pressed.
                 if brakeHeld { continue }
                 if throttleNeedsRest {
@@ -214,6 +220,7 @@ public struct ControlMapper {
             throttleNeedsRest = true
             throttleSteps.rest()
             brakeHeld = false
+            gasAtRest = false
         }
         if role == .accelerometer {
             tilt?.reset()
@@ -236,7 +243,10 @@ public struct ControlMapper {
     private mutating func brake(_ value: Double, throttle: ThrottleMapper, into events: inout [MappedEvent]) {
         let travel = value.isFinite ? value : 0
         if brakeHeld {
-            if travel <= throttle.settings.deadzone { brakeHeld = false }
+            guard travel <= throttle.settings.deadzone else { return }
+            brakeHeld = false
+            // A gas pedal that stayed lifted through the braking needs no new rest.
+            if gasAtRest { throttleNeedsRest = false }
             return
         }
         guard travel > throttle.settings.brakeThreshold else { return }
