@@ -143,7 +143,7 @@ public final class FeedbackService: RunService, RunSubscriber {
             guard let centring else { return }
             self.centrings[key] = centring
             centring.set(on: self.centringOn)
-            self.logger.debug("centring: \(path) with \(centring.kind.rawValue == "spring" ? "FF_SPRING" : "FF_AUTOCENTER")")
+            self.logger.debug("centring: \(path) with \(centring.kind == .spring ? "FF_SPRING" : "FF_AUTOCENTER")")
         }
     }
 
