@@ -13,7 +13,8 @@ kernel's CLOCK_MONOTONIC stamp. The wheels never open their own event node (scen
   A. force feedback as the kernel's hid-lg4ff gives a G29: FF_CONSTANT, FF_GAIN, FF_AUTOCENTER (no spring).
      `[devices] gamepad = "auto"` takes it; carbridge uploads nothing and writes FF_AUTOCENTER 0 once it has
      the wheel (the engine is off: the wheel is free); Options (BTN_BASE4) -> engine on -> FF_AUTOCENTER at
-     [feedback] centring 0.5 of 0xffff (32767) within PLAY_BOUND_MS; gas ABS_Z 200 -> M,0,50,1; the wheel at
+     [feedback] centring 0.5 of 0xffff (32767) (this first engine on of the run only reported; the later
+     ones within PLAY_BOUND_MS); gas ABS_Z 200 -> M,0,50,1; the wheel at
      30 degrees (raw 34952) -> R,1,50,1; the brake ABS_RZ 100 -> the stop frame R,1,0,1; brake and gas
      released; Options -> E,0,0,0 and FF_AUTOCENTER 0 within PLAY_BOUND_MS; Options -> on again (32767);
      SIGTERM with the engine on -> E,0,0,0 and FF_AUTOCENTER 0 before the exit, exit 0. Exactly those
@@ -21,8 +22,8 @@ kernel's CLOCK_MONOTONIC stamp. The wheels never open their own event node (scen
   B. force feedback with FF_SPRING too (as new-lg4ff or hid-logitech-hidpp give a wheel: FF_CONSTANT,
      FF_SPRING, FF_DAMPER, FF_GAIN, FF_AUTOCENTER): carbridge prefers the spring: one upload, FF_SPRING,
      both sides' saturation 0.5 of 0xffff and coefficients 0.5 of 0x7fff, centre 0, endless (length 0);
-     a stop of it (value 0) once it has the wheel; Options -> a play of that effect (value 1); Options ->
-     its stop (value 0); no FF_AUTOCENTER write; the gas drives; unplugging the wheel while moving stops the
+     a stop of it (value 0) once it has the wheel; Options -> a play of that effect (value 1, only reported);
+     Options -> its stop (value 0, within PLAY_BOUND_MS); no FF_AUTOCENTER write; the gas drives; unplugging the wheel while moving stops the
      car within UNPLUG_BOUND_S; carbridge keeps running and exits 0 on SIGTERM.
 
 Before issue 33's item 4 carbridge had no wheel mapping: the config's `source = "wheel"` was an error, so
@@ -208,13 +209,16 @@ def wait_autocenter(wheel, value, since, timeout_s):
                         timeout_s)
 
 
-def check_timed(sc, found, cause_t, what, metric):
+def check_timed(sc, found, cause_t, what, metric, timed=True):
+    """`found` (time, …) came after `cause_t`: within PLAY_BOUND_MS when `timed` (the first engine on of a
+    run runs code paths for the first time, the debug build under TCG: only reported)."""
     sc.check(found is not None, what, "nothing")
     if found is None:
         return
     after = (found[0] - cause_t) * 1000.0
     sc.metric(metric, after, "ms")
-    sc.check(-1.0 <= after <= PLAY_BOUND_MS, "%s within %.0f ms" % (what, PLAY_BOUND_MS), "%.1f ms" % after)
+    if timed:
+        sc.check(-1.0 <= after <= PLAY_BOUND_MS, "%s within %.0f ms" % (what, PLAY_BOUND_MS), "%.1f ms" % after)
 
 
 def frame_after(car, text, since):
@@ -243,10 +247,11 @@ def phase_autocenter(sc):
     sc.check(not requests and not effects, "A: a wheel without FF_SPRING gets no upload", (requests, effects))
     sc.check(not errors, "A: no error answering the kernel", errors)
 
-    # The first engine on runs code paths for the first time (the debug build under TCG): not timed.
+    # The first engine on runs code paths for the first time (the debug build under TCG): only reported.
     t_on = wheel.press(OPTIONS, "Options: engine on")
     check_timed(sc, wait_autocenter(wheel, AUTOCENTER_ON, t_on - 0.05, 3.0), t_on,
-                "A: engine on: FF_AUTOCENTER %d (centring 0.5)" % AUTOCENTER_ON, "autocenter_on_after_press")
+                "A: engine on: FF_AUTOCENTER %d (centring 0.5)" % AUTOCENTER_ON, "autocenter_first_on_after_press",
+                timed=False)
     time.sleep(GAP_S)
     t_gas = wheel.axis(e.ABS_Z, 200, "gas 55/255")
     time.sleep(GAP_S)
@@ -314,7 +319,7 @@ def phase_spring(sc):
              "B: once carbridge has the wheel, the spring stopped (engine off: free)", wheel.snapshot()[2])
     t_on = wheel.press(OPTIONS, "Options: engine on")
     played = k.wait_until(lambda: next(((t, c, v) for t, c, v in wheel.snapshot()[2] if t >= t_on - 0.05 and v == 1), None), 3.0)
-    check_timed(sc, played, t_on, "B: engine on: the spring plays", "spring_on_after_press")
+    check_timed(sc, played, t_on, "B: engine on: the spring plays", "spring_first_on_after_press", timed=False)
     if played is not None:
         sc.check(played[1] == spring_id, "B: ... the uploaded spring", played)
     time.sleep(GAP_S)
