@@ -41,6 +41,8 @@ struct CheckConfigCommand: CarbridgeCommand {
             \(drive.deadmanRequired ? ", dead-man required" : "")
               steering: \(config.steering.source.rawValue)\
             \(config.steering.source == .stick ? " (\(config.steering.mode.rawValue), \(config.steering.axisX))" : "")\
+            \(config.steering.source == .wheel ? " (\(config.steering.axisX), lock \(config.steering.wheelLockDegrees)°, full steering at ±\(config.steering.wheelRangeDegrees)°)" : "")\
+            \(config.throttle.brakeAxis.isEmpty ? "" : "\n  pedals: gas \(config.throttle.axis), brake \(config.throttle.brakeAxis)\(config.throttle.invert ? ", released at the maximum" : "")")\
             \(config.throttle.source == .trigger ? "" : "\n  throttle: \(config.throttle.source.rawValue)")
               devices: gamepad \(config.devices.gamepad.configValue), accelerometer \(config.devices.accelerometer.configValue)\
             \(config.usesBoard ? ", board \(config.devices.board.configValue)" : "")

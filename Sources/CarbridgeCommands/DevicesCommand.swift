@@ -34,7 +34,11 @@ struct DevicesCommand: CarbridgeCommand {
             else { return nil }
             defer { pad.close() }
             let resolution = layouts.resolve(pad.info)
-            return resolution.layout.summary + (resolution.notice.map { "\n    note    \($0)" } ?? "")
+            // A wheel has no DB layout: say what it is, and where its mapping comes from.
+            let wheel = RacingWheels.model(vendor: device.vendor, product: device.product).map {
+                "\n    wheel   \($0.name): [steering] source = \"wheel\" (see config/wheel.toml)"
+            } ?? ""
+            return resolution.layout.summary + wheel + (resolution.notice.map { "\n    note    \($0)" } ?? "")
         }
         say(text.hasSuffix("\n") ? String(text.dropLast()) : text)
     }

@@ -113,10 +113,12 @@ public struct CarbridgeConfig: Sendable {
         public var rumble: Bool = ConfigKeys.rumble.defaultValue
         /// `strength`: 0…1 of the motors' full strength.
         public var strength: Double = ConfigKeys.rumbleStrength.defaultValue
+        /// `centring`: a racing wheel's centring spring while the engine is on, 0…1 of its force; 0 = never.
+        public var centring: Double = ConfigKeys.centring.defaultValue
     }
 
     /// Where θ comes from.
-    public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none, board }
+    public enum SteeringSource: String, CaseIterable, Sendable { case stick, tilt, none, board, wheel }
     /// Where the speed comes from besides Speed±.
     public enum ThrottleSource: String, CaseIterable, Sendable { case trigger, tilt, board }
     /// How a stick becomes θ.
@@ -138,6 +140,10 @@ public struct CarbridgeConfig: Sendable {
         public var invert: Bool = ConfigKeys.invert.defaultValue
         /// `expo`: 0 linear … 1 fully cubic response.
         public var expo: Double = ConfigKeys.expo.defaultValue
+        /// `wheel_lock_deg`: a racing wheel's rotation lock to lock.
+        public var wheelLockDegrees: Double = ConfigKeys.wheelLock.defaultValue
+        /// `wheel_range_deg`: the wheel angle each side of centre that gives θ = ±90.
+        public var wheelRangeDegrees: Double = ConfigKeys.wheelRange.defaultValue
         /// `tilt_axes`: the accelerometer axes whose atan2 is the roll, e.g. `x,z`.
         public var tiltAxes: TiltAxes = ConfigKeys.tiltAxes.defaultValue
         /// `neutral_deg`: the tilt that means straight ahead (`carbridge calibrate` writes it).
@@ -170,6 +176,10 @@ public struct CarbridgeConfig: Sendable {
         public var reverse: Bool = ConfigKeys.reverse.defaultValue
         /// `hysteresis`: the margin past a speed step's boundary, as a fraction of a step (every analog throttle).
         public var hysteresis: Double = ConfigKeys.throttleHysteresis.defaultValue
+        /// `brake_axis`: a brake pedal; empty = none. Resolved to its code at load.
+        public internal(set) var brakeAxis: String = ConfigKeys.brakeAxis.defaultValue
+        /// `invert`: the throttle and brake axes report their maximum at rest.
+        public var invert: Bool = ConfigKeys.pedalsInverted.defaultValue
     }
 
     /// `[board]`: the balance board.

@@ -245,13 +245,26 @@ public enum ConfigKeys {
         "feedback", "strength", default: 0.75, range: 0...1,
         doc: "How strong the rumble is, 0 (off) to 1 (the motors' full strength).", at: \.feedback.strength)
 
+    /// `[feedback] centring`.
+    public static let centring: ConfigKey<Double> = .number(
+        "feedback", "centring", default: 0.5, range: 0...1,
+        doc: "A racing wheel's centring spring while the engine is on, 0 (never) to 1 (the wheel's full force).",
+        details: [
+            "Only with [steering] source = \"wheel\": FF_SPRING where the wheel has it, else FF_AUTOCENTER;",
+            "released when the engine goes off. Wheels without either are skipped silently.",
+        ],
+        at: \.feedback.centring)
+
     // MARK: [steering]
 
     /// `[steering] source`.
     public static let source: ConfigKey<CarbridgeConfig.SteeringSource> = .choice(
         "steering", "source", default: CarbridgeConfig.SteeringSource.stick,
         doc: "Where the steering angle comes from.",
-        details: ["\"board\": the balance board's sideways centre of pressure, with [board] deadzone and full_scale."],
+        details: [
+            "\"board\": the balance board's sideways centre of pressure, with [board] deadzone and full_scale.",
+            "\"wheel\": a racing wheel's axis_x over its whole range, through wheel_lock_deg and wheel_range_deg.",
+        ],
         at: \.steering.source)
 
     /// `[steering] mode`.
@@ -283,6 +296,19 @@ public enum ConfigKeys {
     public static let expo: ConfigKey<Double> = .number(
         "steering", "expo", default: 0, range: 0...1,
         doc: "0 = linear response … 1 = fully cubic (fine control near centre).", at: \.steering.expo)
+
+    /// `[steering] wheel_lock_deg`.
+    public static let wheelLock: ConfigKey<Double> = .number(
+        "steering", "wheel_lock_deg", default: 900, range: 90...3600,
+        doc: "Wheel: its rotation lock to lock, in degrees (900 for a Logitech G29/G920, 1080 for a Thrustmaster T300).",
+        at: \.steering.wheelLockDegrees)
+
+    /// `[steering] wheel_range_deg`.
+    public static let wheelRange: ConfigKey<Double> = .number(
+        "steering", "wheel_range_deg", default: 90, range: 5...1800,
+        doc: "Wheel: the wheel angle each side of centre that gives full steering (±90°); at most half the lock.",
+        details: ["90 = a quarter turn each way steers the car's full range; beyond it the steering stays at full."],
+        at: \.steering.wheelRangeDegrees)
 
     /// `[steering] tilt_axes`.
     public static let tiltAxes: ConfigKey<TiltAxes> = ConfigKey(
@@ -394,6 +420,21 @@ public enum ConfigKeys {
             "sending a frame on every bit of noise; 0 = the bare steps.",
         ],
         at: \.throttle.hysteresis)
+
+    /// `[throttle] brake_axis`.
+    public static let brakeAxis: ConfigKey<String> = evdevName(
+        "throttle", "brake_axis", default: "", doc: "A brake pedal (e.g. \"ABS_Z\"); \"\" = none.",
+        details: [
+            "Pressed past a tenth of its travel it stops the car (the stop frame); the gas pedal drives again",
+            "only once the brake is released and the gas has been back at rest.",
+        ],
+        at: \.throttle.brakeAxis)
+
+    /// `[throttle] invert`.
+    public static let pedalsInverted: ConfigKey<Bool> = .boolean(
+        "throttle", "invert", default: false,
+        doc: "The throttle and brake axes report their maximum at rest (a Logitech wheel's pedals: released = 255).",
+        at: \.throttle.invert)
 
     // MARK: [board]
 
@@ -522,22 +563,32 @@ public enum ConfigKeys {
             keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
         ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
         ConfigTableDeclaration(
-            "feedback", doc: "What the pad tells the driver (rumble).", keys: [rumble, rumbleStrength]),
+            "feedback", doc: "What the pad tells the driver (rumble, a wheel's centring).",
+            keys: [rumble, rumbleStrength, centring]),
         ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(
             "devices", doc: "Which input devices drive.", keys: [gamepad, accelerometer, keyDevice, grab, mappingDB, board]),
         ConfigTableDeclaration(
-            "steering", doc: "Stick or tilt to the steering angle.",
+            "steering", doc: "Stick, wheel or tilt to the steering angle.",
             keys: [
-                source, mode, axisX, axisY, deadzone, invert, expo, tiltAxes, neutral, sensitivity, smoothing, sampleRate,
-                inputTimeout,
-            ]),
+                source, mode, axisX, axisY, deadzone, invert, expo, wheelLock, wheelRange, tiltAxes, neutral, sensitivity,
+                smoothing, sampleRate, inputTimeout,
+            ],
+            rule: { config in
+                let steering = config.steering
+                guard steering.wheelRangeDegrees > steering.wheelLockDegrees / 2 else { return nil }
+                func text(_ value: Double) -> String { value == value.rounded() ? String(Int(value)) : String(value) }
+                return (
+                    "wheel_range_deg (\(text(steering.wheelRangeDegrees))) is more than half of wheel_lock_deg "
+                        + "(\(text(steering.wheelLockDegrees))): the wheel could never reach full steering",
+                    [wheelRange.name, wheelLock.name])
+            }),
         ConfigTableDeclaration(
             "throttle", doc: "An analog trigger, the tilt's pitch or the board as throttle.",
             keys: [
                 throttleAxis, throttleSource, pitchAxes, pitchNeutral, pitchDeadzone, pitchFull, reverse,
-                throttleHysteresis,
+                throttleHysteresis, brakeAxis, pedalsInverted,
             ]),
         ConfigTableDeclaration(
             "board", doc: "The Wii Balance Board (hands-free): presence and the centre of pressure.",

@@ -10,6 +10,8 @@ public struct MappingConfiguration: Sendable {
     public var stickAxisCodes: (x: UInt16, y: UInt16)?
     /// `throttle.axis` as an `EV_ABS` code; nil = no analog throttle.
     public var throttleAxisCode: UInt16?
+    /// `throttle.brake_axis` as an `EV_ABS` code; nil = no brake pedal.
+    public var brakeAxisCode: UInt16?
     /// `[buttons]` and `[buttons.long_press]`, resolved.
     public var buttons = ButtonMap()
 
@@ -36,6 +38,11 @@ public struct MappingConfiguration: Sendable {
         switch (axisCode(steering.axisX, key: "steering.axis_x"), axisCode(steering.axisY, key: "steering.axis_y")) {
         case (.success(let x), .success(let y)):
             mapping.stickAxisCodes = (x, y)
+        case (.success(let x), .failure) where steering.source == .wheel:
+            // A wheel uses axis_x only.
+            mapping.stickAxisCodes = (x, x)
+        case (.failure(let error), _) where steering.source == .wheel:
+            errors.append(error)
         case (let x, let y) where steering.source == .stick:
             if case .failure(let error) = x { errors.append(error) }
             if case .failure(let error) = y { errors.append(error) }
@@ -45,6 +52,16 @@ public struct MappingConfiguration: Sendable {
         if !config.throttle.axis.isEmpty {
             switch axisCode(config.throttle.axis, key: "throttle.axis") {
             case .success(let code): mapping.throttleAxisCode = code
+            case .failure(let error): errors.append(error)
+            }
+        }
+        if !config.throttle.brakeAxis.isEmpty, config.throttle.axis.isEmpty {
+            errors.append(ConfigError(
+                file: file, line: lines["throttle.brake_axis"], key: "throttle.brake_axis",
+                message: "a brake needs a gas pedal: set [throttle] axis too (e.g. axis = \"ABS_Y\")"))
+        } else if !config.throttle.brakeAxis.isEmpty {
+            switch axisCode(config.throttle.brakeAxis, key: "throttle.brake_axis") {
+            case .success(let code): mapping.brakeAxisCode = code
             case .failure(let error): errors.append(error)
             }
         }
@@ -86,13 +103,20 @@ extension CarbridgeConfig {
                 verticalAxis: steering.tiltAxes.vertical.axis, neutralDegrees: steering.neutralDegrees,
                 sensitivity: steering.sensitivity, invert: steering.invert,
                 filterTimeConstant: .milliseconds(Int64(steering.smoothingMilliseconds.rounded())))
+        case .wheel:
+            settings.wheel = mapping.stickAxisCodes.map { codes in
+                WheelMapper.Settings(
+                    axisCode: codes.x, lockDegrees: steering.wheelLockDegrees, rangeDegrees: steering.wheelRangeDegrees,
+                    invert: steering.invert)
+            }
         case .none, .board:
             break
         }
         settings.handsFree = handsFreeSettings
         if let code = mapping.throttleAxisCode {
             settings.throttle = ThrottleMapper.Settings(
-                axisCode: code, maxSpeed: drive.speedCeiling, hysteresis: throttle.hysteresis)
+                axisCode: code, maxSpeed: drive.speedCeiling, hysteresis: throttle.hysteresis,
+                brakeAxisCode: mapping.brakeAxisCode)
         }
         settings.buttons = mapping.buttons
         settings.gestures = ButtonGestures.Settings(

@@ -4,6 +4,12 @@ public enum AxisShape: String, Hashable, Sendable {
     case centred
     /// A trigger or pedal: 0…1 from rest to fully pressed.
     case oneSided
+    /// A racing wheel's rotation: −1…1 over the whole range, the flat ignored (hid-input gives a joystick's
+    /// axes a sixteenth of their range as flat, which on a 900° wheel would swallow 56° around the centre).
+    case wheel
+    /// A pedal that reports its maximum at rest (Logitech's): 0…1 from released to fully pressed, the flat
+    /// at the released end.
+    case pedal
 }
 
 /// An evdev axis's range (`struct input_absinfo`): minimum, maximum, fuzz, flat, resolution, and the current value.
@@ -61,6 +67,14 @@ public struct AbsInfo: Hashable, Sendable {
             guard usable > 0 else { return offset < 0 ? -1 : 1 }
             let scaled = min((magnitude - flatWidth) / usable, 1)
             return offset < 0 ? -scaled : scaled
+        case .wheel:
+            let half = (high - low) / 2
+            return min(max((Double(raw) - (low + high) / 2) / half, -1), 1)
+        case .pedal:
+            // Mirrored in 64 bits (the sum of two 32-bit ends can overflow), then as a one-sided axis.
+            let mirrored = Int64(minimum) + Int64(maximum) - Int64(raw)
+            let clamped = Int32(clamping: min(max(mirrored, Int64(minimum)), Int64(maximum)))
+            return normalise(clamped, shape: .oneSided)
         case .oneSided:
             let fromRest = Double(raw) - low
             if fromRest <= flatWidth { return 0 }

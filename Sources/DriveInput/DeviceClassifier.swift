@@ -3,15 +3,19 @@ public enum DeviceClassifier {
     /// The class of an `input` device from its udev `properties` (`ID_INPUT_*`), the `EV_KEY` codes it
     /// supports and its `INPUT_PROP_*` bits. A balance board (by the name `hid-wiimote` gives it) beats
     /// everything (udev calls it a joystick: it has `BTN_A`), accelerometer beats gamepad (a DualSense's
-    /// motion node has no buttons), gamepad beats keyboard (many pads also set `ID_INPUT_KEY`).
+    /// motion node has no buttons), gamepad beats keyboard (many pads also set `ID_INPUT_KEY`). A racing wheel
+    /// that `RacingWheels` knows by `vendor` and `product` is a gamepad whatever udev says.
     public static func classifyInput(
-        properties: [String: String], keys: Set<UInt16> = [], inputProperties: Set<UInt16> = [], name: String? = nil
+        properties: [String: String], keys: Set<UInt16> = [], inputProperties: Set<UInt16> = [], name: String? = nil,
+        vendor: UInt16? = nil, product: UInt16? = nil
     ) -> DeviceClass {
         if let name, isBalanceBoard(name: name) { return .balanceBoard }
         if properties["ID_INPUT_ACCELEROMETER"] == "1" || inputProperties.contains(EvdevCode.propAccelerometer) {
             return .accelerometer
         }
-        if properties["ID_INPUT_JOYSTICK"] == "1" || keys.contains(EvdevCode.btnSouth) {
+        if properties["ID_INPUT_JOYSTICK"] == "1" || keys.contains(EvdevCode.btnSouth)
+            || RacingWheels.model(vendor: vendor, product: product) != nil
+        {
             return .gamepad
         }
         if properties["ID_INPUT_KEY"] == "1" || properties["ID_INPUT_KEYBOARD"] == "1" {

@@ -162,12 +162,13 @@ public final class UdevWatcher {
             let inputProperties = parentAttribute("properties").map { DeviceClassifier.bits(ofSysfsBitmask: $0) } ?? []
             let quotedName = properties["NAME"].map { $0.trimmingCharacters(of: "\"") }
             let name = parentAttribute("name") ?? quotedName ?? sysname
+            let vendor = parentAttribute("id/vendor").flatMap { UInt16($0, radix: 16) }
+            let product = parentAttribute("id/product").flatMap { UInt16($0, radix: 16) }
             return InputDeviceDescriptor(
                 deviceClass: DeviceClassifier.classifyInput(
-                    properties: properties, keys: keys, inputProperties: inputProperties, name: name),
-                name: name,
-                vendor: parentAttribute("id/vendor").flatMap { UInt16($0, radix: 16) },
-                product: parentAttribute("id/product").flatMap { UInt16($0, radix: 16) },
+                    properties: properties, keys: keys, inputProperties: inputProperties, name: name, vendor: vendor,
+                    product: product),
+                name: name, vendor: vendor, product: product,
                 bustype: parentAttribute("id/bustype").flatMap { UInt16($0, radix: 16) },
                 subsystem: subsystem, syspath: syspath, devnode: devnode, idPath: properties["ID_PATH"],
                 uniq: parentAttribute("uniq").flatMap { $0.isEmpty ? nil : $0 },

@@ -5,7 +5,9 @@ import DriveCore
 /// `handle` each frame, call `tick(at:)` at `nextDeadline`.
 ///
 /// - Keys (`EV_KEY`) of every role and bound axis directions (hats) go through `ButtonGestures`.
-/// - `.gamepad`: the stick axes (`AxisMapper`) give `.steer(θ)`; the throttle axis gives `.setSpeed`.
+/// - `.gamepad`: the stick axes (`AxisMapper`) or a racing wheel's axis (`WheelMapper`) give `.steer(θ)`;
+///   the throttle axis gives `.setSpeed`; a brake axis pressed past its threshold gives `.setSpeed(0)` and
+///   holds the throttle off until it is released and the throttle has been back at rest.
 /// - `.accelerometer`: `frame.acceleration` through `TiltMapper` gives `.steer(θ)`.
 /// - `.steer` is emitted only when θ moved at least `steerResolutionDegrees` (default 0.5°) from the
 ///   last emitted θ, or when it reaches exactly 0 or ±90 (centre and full lock are never swallowed).
@@ -18,6 +20,8 @@ public struct ControlMapper {
     public struct Settings {
         /// Stick steering; nil = the stick does not steer.
         public var stick: AxisMapper.Settings?
+        /// Racing-wheel steering; nil = no wheel.
+        public var wheel: WheelMapper.Settings?
         /// Tilt steering; nil = no tilt steering.
         public var tilt: TiltMapper.Settings?
         /// Analog throttle; nil = none.
@@ -36,9 +40,10 @@ public struct ControlMapper {
             stick: AxisMapper.Settings? = .init(), tilt: TiltMapper.Settings? = nil,
             throttle: ThrottleMapper.Settings? = nil, buttons: ButtonMap = .init(),
             gestures: ButtonGestures.Settings = .init(), steerResolutionDegrees: Double = 0.5,
-            handsFree: HandsFreeMapper.Settings? = nil
+            handsFree: HandsFreeMapper.Settings? = nil, wheel: WheelMapper.Settings? = nil
         ) {
             self.handsFree = handsFree
+            self.wheel = wheel
             self.stick = stick
             self.tilt = tilt
             self.throttle = throttle
@@ -49,6 +54,7 @@ public struct ControlMapper {
     }
 
     private let stick: AxisMapper?
+    private let wheel: WheelMapper?
     private var tilt: TiltMapper?
     private let throttle: ThrottleMapper?
     /// The trigger's current speed step.
@@ -56,6 +62,11 @@ public struct ControlMapper {
     /// True after lost input until the trigger has been back at rest: a trigger held through the loss
     /// must not drive the car the moment the input returns.
     public private(set) var throttleNeedsRest = false
+    /// True while the brake pedal is pressed (past its threshold, until it is back at rest).
+    public private(set) var brakeHeld = false
+    /// True while the gas was last reported at rest (and before its first report): a brake released then
+    /// needs no new rest. Unknown, so false, after lost input.
+    private var gasAtRest = true
     private let steerResolutionDegrees: Double
     private var gestures: ButtonGestures
     private let watchedAxisCodes: Set<UInt16>
@@ -77,6 +88,7 @@ public struct ControlMapper {
     /// Creates a mapper.
     public init(settings: Settings) {
         stick = settings.stick.map { AxisMapper(settings: $0) }
+        wheel = settings.wheel.map { WheelMapper(settings: $0) }
         tilt = settings.tilt.map { TiltMapper(settings: $0) }
         throttle = settings.throttle.map { ThrottleMapper(settings: $0) }
         throttleSteps = throttle?.makeSteps() ?? SpeedSteps()
@@ -140,6 +152,12 @@ public struct ControlMapper {
             handleCalibration(&events, from: start, at: now)
         }
         var stickMoved = false
+        var wheelValue: Double?
+        // The brake first, so that with both pedals in one report the brake wins.
+        if role == .gamepad, let throttle, let code = throttle.settings.brakeAxisCode,
+           let value = frame.axes.last(where: { $0.code == code })?.value {
+            brake(value, throttle: throttle, into: &events)
+        }
         for axis in frame.axes {
             // A board's load cells sit on ABS_HAT0X…ABS_HAT1Y: they are weights, not D-pad directions.
             if role != .board, !watchedAxisCodes.isEmpty, watchedAxisCodes.contains(axis.code) {
@@ -148,8 +166,12 @@ public struct ControlMapper {
             guard role == .gamepad else { continue }
             if let stick, axis.code == stick.settings.xAxisCode { stickX = axis.value; stickMoved = true }
             if let stick, axis.code == stick.settings.yAxisCode { stickY = axis.value; stickMoved = true }
+            if let wheel, axis.code == wheel.settings.axisCode { wheelValue = axis.value }
             if let throttle, axis.code == throttle.settings.axisCode {
                 let speed = throttle.speed(for: axis.value, steps: &throttleSteps)
+                gasAtRest = speed == 0
+                // The brake wins over the gas: nothing but a stop while it is pressed.
+                if brakeHeld { continue }
                 if throttleNeedsRest {
                     guard speed == 0 else { continue }
                     throttleNeedsRest = false
@@ -162,6 +184,9 @@ public struct ControlMapper {
         }
         if stickMoved, let stick {
             steer(stick.angleDegrees(x: stickX, y: stickY), into: &events)
+        }
+        if let wheelValue, let wheel {
+            steer(wheel.angleDegrees(wheelValue), into: &events)
         }
         // Optional chaining below, not `!= nil` tests: the chained calls work on the mappers in place.
         if role == .accelerometer, let gravity = frame.acceleration {
@@ -194,6 +219,8 @@ public struct ControlMapper {
         if throttle != nil {
             throttleNeedsRest = true
             throttleSteps.rest()
+            brakeHeld = false
+            gasAtRest = false
         }
         if role == .accelerometer {
             tilt?.reset()
@@ -207,6 +234,27 @@ public struct ControlMapper {
         handsFree?.deviceLost(role: role)
         lastSteerDegrees = nil
         return gestures.releaseAll(role: role)
+    }
+
+    /// The brake pedal at `value` (0…1): pressed past `brakeThreshold` it stops the car (`.setSpeed(0)`, sent on
+    /// every press whatever the speed, so a press always ends in the stop frame when moving) and the gas must
+    /// come back to rest before it drives again; it counts as released back inside the throttle's dead zone, so
+    /// a foot resting near the threshold does not flicker.
+    private mutating func brake(_ value: Double, throttle: ThrottleMapper, into events: inout [MappedEvent]) {
+        let travel = value.isFinite ? value : 0
+        if brakeHeld {
+            guard travel <= throttle.settings.deadzone else { return }
+            brakeHeld = false
+            // A gas pedal that stayed lifted through the braking needs no new rest.
+            if gasAtRest { throttleNeedsRest = false }
+            return
+        }
+        guard travel > throttle.settings.brakeThreshold else { return }
+        brakeHeld = true
+        throttleNeedsRest = true
+        throttleSteps.rest()
+        lastSpeed = 0
+        events.append(.control(.setSpeed(0)))
     }
 
     /// Emits `.steer(θ)` if θ moved enough since the last one.

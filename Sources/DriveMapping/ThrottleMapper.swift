@@ -19,12 +19,19 @@ public struct ThrottleMapper: Hashable, Sendable {
         public var maxSpeed: Int
         /// The margin a step boundary must be passed by, as a fraction of a step (config `[throttle] hysteresis`).
         public var hysteresis: Double
+        /// The `EV_ABS` code of a brake pedal (config `[throttle] brake_axis`); nil = none.
+        public var brakeAxisCode: UInt16?
+        /// Brake travel (0…1) past which the brake stops the car (default 0.1).
+        public var brakeThreshold: Double
 
         /// Creates settings; every parameter has a default.
         public init(
             axisCode: UInt16 = 5, deadzone: Double = 0.05, fullScaleSpeed: Int = 240, maxSpeed: Int = 240,
-            hysteresis: Double = SpeedSteps.defaultHysteresis
+            hysteresis: Double = SpeedSteps.defaultHysteresis, brakeAxisCode: UInt16? = nil,
+            brakeThreshold: Double = ThrottleMapper.defaultBrakeThreshold
         ) {
+            self.brakeAxisCode = brakeAxisCode
+            self.brakeThreshold = brakeThreshold
             self.axisCode = axisCode
             self.deadzone = deadzone
             self.fullScaleSpeed = fullScaleSpeed
@@ -35,6 +42,10 @@ public struct ThrottleMapper: Hashable, Sendable {
 
     /// The tunables.
     public var settings: Settings
+
+    /// The brake travel past which the brake stops the car: a tenth, clear of a resting foot and of the
+    /// throttle's dead zone, which is where the brake counts as released again.
+    public static let defaultBrakeThreshold = 0.1
 
     /// Creates a mapper.
     public init(settings: Settings = .init()) { self.settings = settings }

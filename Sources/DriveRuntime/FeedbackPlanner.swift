@@ -24,8 +24,10 @@ public enum BridgeEvent: Hashable, Sendable {
     case applied(Control)
 }
 
-/// Decides which feedback event (a rumble cue) each bridge event deserves, and when a kiosk turn's warning
-/// is due. Pure: times are handed in; whoever runs it arms a timer at `nextDeadline` and calls `tick(at:)` there.
+/// Decides which feedback event (a rumble cue) each bridge event deserves, when a kiosk turn's warning
+/// is due, and whether a racing wheel's centring force is on (`centring`: while the engine is on, so a wheel
+/// left alone returns to straight ahead, and a wheel with the engine off is free). Pure: times are handed in;
+/// whoever runs it arms a timer at `nextDeadline` and calls `tick(at:)` there.
 public struct FeedbackPlanner: Sendable {
     /// The speed cap (`drive.max_speed`): Speed+ that leaves the speed here is `speedCapped`.
     public let maxSpeed: Int
@@ -37,6 +39,8 @@ public struct FeedbackPlanner: Sendable {
     private var engineOn = false
     private var linkUp = false
     private var speed = 0
+    /// True while a racing wheel's centring force should be on: while the engine is on.
+    public var centring: Bool { engineOn }
     /// When the current turn's warning plays; nil when none is due.
     public private(set) var nextDeadline: Instant?
 

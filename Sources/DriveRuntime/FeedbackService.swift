@@ -7,7 +7,9 @@ import Logging
 /// Tells the driver what the car is doing: `FeedbackPlanner` over the run's events (a kiosk turn's warning
 /// on a loop timer). Each cue is published (`RunEvent.feedback`: the views list it) and, with
 /// `[feedback] rumble` on, played on the rumble motors of the open pads, which this service opens itself
-/// when a pad with `FF_RUMBLE` is opened (`RunEvent.device`) and closes when it goes.
+/// when a pad with `FF_RUMBLE` is opened (`RunEvent.device`) and closes when it goes. With
+/// `[steering] source = "wheel"` the wheel's centring (`WheelCentring`) is opened the same way and follows
+/// the planner's `centring`: on while the engine is on, off when it goes off.
 public final class FeedbackService: RunService, RunSubscriber {
     public let name = "feedback"
     private let config: CarbridgeConfig
@@ -25,6 +27,12 @@ public final class FeedbackService: RunService, RunSubscriber {
     /// arriving after its pad was closed (or closed and opened again) is closed, not used.
     private var motorOpenings: [String: UInt64] = [:]
     private var motorOpeningCount: UInt64 = 0
+    /// The centring of the open wheels that have it, by device key.
+    private var centrings: [String: WheelCentring] = [:]
+    /// The wheels whose centring a thread is opening, by device key (as `motorOpenings`).
+    private var centringOpenings: [String: UInt64] = [:]
+    /// Whether the centring was last set on (what a centring that opens later is given at once).
+    private var centringOn = false
 
     /// Feedback for a run with `config`, publishing its cues to `events`.
     public init(config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger) {
@@ -44,6 +52,9 @@ public final class FeedbackService: RunService, RunSubscriber {
         motorOpenings.removeAll()
         for motor in motors.values { motor.closeInBackground() }
         motors.removeAll()
+        centringOpenings.removeAll()
+        for centring in centrings.values { centring.closeInBackground() }
+        centrings.removeAll()
     }
 
     public func receive(_ event: RunEvent) {
@@ -58,7 +69,13 @@ public final class FeedbackService: RunService, RunSubscriber {
             tell(planner.handle(.link(up: state.isUp), at: loop.now()))
         case .device(let change):
             guard let node = change.gamepadNode else { return }
-            if change.opened { openMotor(node, key: change.key) } else { closeMotor(key: change.key) }
+            if change.opened {
+                openMotor(node, key: change.key)
+                openCentring(node, key: change.key)
+            } else {
+                closeMotor(key: change.key)
+                closeCentring(key: change.key)
+            }
         case .carLine, .notice, .logLine, .handsFree, .feedback:
             break
         }
@@ -69,6 +86,10 @@ public final class FeedbackService: RunService, RunSubscriber {
         guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }
         toldEngineAndSpeed = (state.engineOn, state.speed)
         tell(planner.handle(.state(state), at: now))
+        if planner.centring != centringOn {
+            centringOn = planner.centring
+            for centring in centrings.values { centring.set(on: centringOn) }
+        }
     }
 
     /// Publishes `cues` and plays them (one `write` per pad with rumble, never blocking).
@@ -103,6 +124,33 @@ public final class FeedbackService: RunService, RunSubscriber {
             self.motors[key] = motor
             self.logger.debug("rumble: \(path) has FF_RUMBLE")
         }
+    }
+
+    /// Opens a racing wheel's centring when the wheel steers and `[feedback] centring` is above 0 (else nothing),
+    /// on a thread of its own as a motor is; once open it is set to the current state at once (off while the
+    /// engine is off, so a wheel left centring by a game is free until the engine goes on).
+    private func openCentring(_ path: String, key: String) {
+        guard config.steering.source == .wheel, config.feedback.centring > 0 else { return }
+        motorOpeningCount += 1
+        let opening = motorOpeningCount
+        centringOpenings[key] = opening
+        WheelCentring.open(path: path, strength: config.feedback.centring, loop: loop) { [weak self] centring in
+            guard let self, self.centringOpenings[key] == opening else {
+                centring?.closeInBackground()
+                return
+            }
+            self.centringOpenings[key] = nil
+            guard let centring else { return }
+            self.centrings[key] = centring
+            centring.set(on: self.centringOn)
+            self.logger.debug("centring: \(path) with \(centring.kind == .spring ? "FF_SPRING" : "FF_AUTOCENTER")")
+        }
+    }
+
+    private func closeCentring(key: String) {
+        centringOpenings[key] = nil
+        guard let centring = centrings.removeValue(forKey: key) else { return }
+        loop.execute { centring.closeInBackground() }
     }
 
     private func closeMotor(key: String) {

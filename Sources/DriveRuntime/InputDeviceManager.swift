@@ -112,7 +112,7 @@ final class InputDeviceManager {
     func startReplay(_ recording: EvemuRecording) {
         let role: DeviceRole = DeviceClassifier.isBalanceBoard(name: recording.info.name)
             ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
-        let player = EvemuPlayer(recording: recording, loop: loop)
+        let player = EvemuPlayer(recording: recording, loop: loop, axisShapes: role == .gamepad ? config.gamepadAxisShapes : [:])
         let name = "replay \"\(recording.info.name)\""
         let resolution = role == .gamepad ? layouts.resolve(recording.info) : nil
         var translator = resolution.flatMap { Self.translator(for: $0, info: recording.info) }
@@ -223,12 +223,13 @@ final class InputDeviceManager {
         guard let node = device.devnode else { return }
         let loop = self.loop
         let grab = config.devices.grab && role == .gamepad
+        let axisShapes = role == .gamepad ? config.gamepadAxisShapes : [:]
         let udevMountMatrix = device.udevMountMatrix
         active[syspath] = Active(descriptor: device, role: role, key: key, state: .opening(nil))
         let retry = PermissionRetry<any InputSource>(
             loop: loop,
             attempt: {
-                let evdev = try EvdevDevice(path: node, loop: loop, grab: grab)
+                let evdev = try EvdevDevice(path: node, loop: loop, grab: grab, axisShapes: axisShapes)
                 guard evdev.info.isAccelerometer else { return evdev }
                 return AccelerometerSource(evdev: evdev, udevMountMatrix: udevMountMatrix)
             },

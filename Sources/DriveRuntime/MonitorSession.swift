@@ -111,9 +111,14 @@ public final class MonitorSession {
             text = "no steering"
         case .board:
             text = "steering by board (deadzone \(config.board.deadzone), full scale \(config.board.fullScale))"
+        case .wheel:
+            text = "steering by wheel (\(steering.axisX), lock \(steering.wheelLockDegrees)°, full steering at "
+                + "±\(steering.wheelRangeDegrees)°)"
         }
         text += ", hysteresis \(config.drive.hysteresisDegrees)°"
         if !config.throttle.axis.isEmpty { text += ", throttle \(config.throttle.axis)" }
+        if !config.throttle.brakeAxis.isEmpty { text += ", brake \(config.throttle.brakeAxis)" }
+        if config.throttle.invert { text += " (released at the maximum)" }
         switch config.throttle.source {
         case .trigger: break
         case .tilt:
