@@ -15,13 +15,13 @@ for m in $(cat /modules.order); do
   insmod "/modules/$m" || echo "HARNESS-INIT: insmod $m failed"
 done
 
-ONLY=all; BIN=/mnt/repo/.build/debug/carbridge; LBIN=; BLEFRAMES=300
+ONLY=all; BIN=/mnt/repo/.build/debug/carbridge; LBIN=; BLELONG=0
 for w in $(cat /proc/cmdline); do
   case "$w" in
     carbridge_only=*) ONLY="${w#*=}" ;;
     carbridge_bin=*) BIN="${w#*=}" ;;
     carbridge_latency_bin=*) LBIN="${w#*=}" ;;
-    carbridge_ble_compare_frames=*) BLEFRAMES="${w#*=}" ;;
+    carbridge_ble_long=*) BLELONG="${w#*=}" ;;
   esac
 done
 NINEP="trans=virtio,version=9p2000.L,msize=262144"
@@ -52,7 +52,7 @@ hostname carbridge-guest
 cat > /newroot/run/stage2 <<STAGE2
 #!/bin/sh
 exec </dev/console >/dev/console 2>&1
-/usr/bin/env -i HOME=/root TERM=dumb REPO=/mnt/repo R=/mnt/results ONLY=$ONLY CARBRIDGE=$BIN CARBRIDGE_LATENCY=${LBIN:-$BIN} BLE_COMPARE_FRAMES=$BLEFRAMES \
+/usr/bin/env -i HOME=/root TERM=dumb REPO=/mnt/repo R=/mnt/results ONLY=$ONLY CARBRIDGE=$BIN CARBRIDGE_LATENCY=${LBIN:-$BIN} BLE_LONG=$BLELONG \
   /bin/bash /mnt/repo/Tests/kernel/guest/main.sh
 RC=\$?
 echo "GUEST_EXIT=\$RC" >> /mnt/results/results.txt

@@ -153,7 +153,7 @@ T1=$(date +%s.%N)
 say "booting qemu (TCG), timeout ${TIMEOUT}s, scenarios: $ONLY"
 # Shows the guest's progress lines live while it runs.
 guest_boot "$TIMEOUT" "$OUT/console.log" '^(PASS|FAIL|METRIC|NOTE|GUEST|HARNESS-INIT)' \
-  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN carbridge_ble_compare_frames=${KERNEL_BLE_COMPARE_FRAMES:-300}" \
+  -append "console=ttyS0 loglevel=4 panic=-1 carbridge_only=$ONLY carbridge_bin=$GUEST_BIN carbridge_latency_bin=$GUEST_LBIN carbridge_ble_long=${KERNEL_BLE_LONG:-0}" \
   -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$REPO",mount_tag=repo,security_model=none,readonly=on,multidevs=remap \
   -virtfs local,path="$RES_DIR",mount_tag=results,security_model=none

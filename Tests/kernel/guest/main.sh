@@ -62,12 +62,11 @@ for n in $LIST; do
   # a numbered scenario's logs go to sN/, a named one's to NAME/ (kharness.Scenario.tag)
   case $n in [0-9]*) tag=s$n ;; *) tag=$n ;; esac
   note "--- scenario $n"
-  # 9 and 10 wait for RFCOMM flow control (about 15 s) and more, ble_car about 100-140 s (400 BLE stop/start
-  # cycles); generous limits: the host may be loaded.
+  # 9 and 10 wait for RFCOMM flow control (about 15 s) and more, ble_car about 100 s and ble_compare about 80 s;
+  # generous limits: the host may be loaded.
   # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
-  # ble_compare drives two arms of BLE_COMPARE_FRAMES reports at 20 Hz each (1000: about 2.5 minutes more).
-  case $n in 9|10) limit=240 ;; ble_compare) limit=$((180 + ${BLE_COMPARE_FRAMES:-300} / 8)) ;;
-                ble_car) limit=300 ;; *) limit=180 ;; esac
+  # BLE_LONG=1 (run.sh: KERNEL_BLE_LONG=1): ble_car's 1000 order cycles and ble_compare's 1000 reports per arm.
+  case $n in 9|10) limit=240 ;; ble_car|ble_compare) [ "${BLE_LONG:-0}" = 1 ] && limit=480 || limit=240 ;; *) limit=180 ;; esac
   timeout -k 20 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
   rc=$?
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then

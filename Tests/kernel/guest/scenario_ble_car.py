@@ -40,9 +40,10 @@ TITLE = ("BLE cars through bluetoothd: HM-10 and Nordic UART GATT cars, scan, ru
 CYCLES = 1000              # stop/start cycles of the order check (each: a motion frame, then its stop frame), at most:
                            # a cycle took 79 ms in the guest with the host's load average at 2, 144 ms at 4 and
                            # 282 ms at 6 (1000 cycles: 79 s, 144 s, 282 s), so the check stops after ORDER_BUDGET_S
+STOP_AFTER_S = 0.002       # the stop's report this long after the start's (the recipe's overtakes: 1-3 ms)
 CYCLE_WAIT_S = 2.0         # how long one frame of a cycle may take to reach the car
 MAX_MISSING = 5            # the order check gives up after this many frames that never came
-ORDER_BUDGET_S = 60.0      # ... and stops after this long, however many cycles it did
+ORDER_BUDGET_S = 300.0 if os.environ.get("BLE_LONG") == "1" else 30.0      # ... and stops after this long, however many cycles it did
 MIN_CYCLES = 100           # ... which must be at least this many
 STABLE_S = 1.5             # after the power loss the driver waits until the link has been up this long
 FAILSAFE_MS = 300          # protocol §8.4: the car's failsafe
@@ -330,7 +331,11 @@ def steer_and_speed_up(pad, value):
 
 
 def order_check(sc, car, cb, pad):
-    """CYCLES stop/start cycles, each waiting for its frames at the car; then the invariant on all frames."""
+    """CYCLES stop/start cycles: the start (stick + Speed+) and STOP_AFTER_S later its stop (Speed-), so the stop
+    frame is written right behind the motion frame, as a driver tapping the brake does (the recipe's in-order
+    sender through AcquireWrite had 6 of 500 such stops overtaken under EATT); each cycle waits for its stop at
+    the car. Then the invariant on all frames. The motion frame may not reach the car at all: while a write is
+    unacknowledged the stop replaces it (newest wins), which is not a loss."""
     events = car.log.events_conn()
     cursor = [len(events)]
     t0 = monotonic()
@@ -342,8 +347,7 @@ def order_check(sc, car, cb, pad):
         c0 = cursor[0]
         t = steer_and_speed_up(pad, STEER[a])
         starts.append((t, a))
-        if car.log.next_frame(lambda f: f.text == motion, cursor, CYCLE_WAIT_S) is None:
-            missing.append((i, motion))
+        time.sleep(STOP_AFTER_S)
         pad.ui.write(e.EV_KEY, e.BTN_TL, 1)
         t_down = monotonic()
         pad.ui.syn()
@@ -358,7 +362,7 @@ def order_check(sc, car, cb, pad):
     took = monotonic() - t0
     done = len(starts)
     sc.check(done >= MIN_CYCLES, "at least %d cycles within %.0f s" % (MIN_CYCLES, ORDER_BUDGET_S), "%d" % done)
-    sc.check(not missing, "%d stop/start cycles: each motion frame and each stop frame reaches the car" % done,
+    sc.check(not missing, "%d stop/start cycles: each stop frame reaches the car" % done,
              "%d missing after %d cycles%s: %s" % (len(missing), done, " (gave up)" if len(missing) >= MAX_MISSING else "",
                                                   missing[:MAX_MISSING]))
     sc.metric("order_frames_missing", len(missing), "frames")
@@ -403,6 +407,9 @@ def order_check(sc, car, cb, pad):
     if done:
         sc.metric("order_cycle_mean", took * 1000.0 / done, "ms")
     sc.metric("order_frames_received", len(frames), "frames")
+    started = sum(1 for i, (t, a) in enumerate(starts)
+                  if any(f.a == a and f.s > 0 and t <= f.t < bounds[min(i + 1, n)] + CYCLE_WAIT_S for f in frames))
+    sc.metric("order_cycles_motion_received", started, "cycles")   # the rest: the stop replaced the start
     sc.metric("order_overtaken", len(overtaken), "frames")
     sc.check(not overtaken, "no motion frame arrives after its cycle's stop frame (a stop overtaken by the motion "
              "frame written before it)", overtaken[:5])

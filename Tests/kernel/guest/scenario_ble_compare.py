@@ -29,9 +29,10 @@ from ble_setup import BleCar, le_car_controller, start_bluez
 
 TITLE = "BLE side by side: ble-serial + serial:// vs ble://HMSoft (latency, order, staleness, CPU; figures reported)"
 BLE_SERIAL = "/opt/ble-serial/bin/ble-serial"
-FRAMES_50MS = int(os.environ.get("BLE_COMPARE_FRAMES", "300"))   # reports at 20 Hz per arm (1000: a long run)
+LONG = os.environ.get("BLE_LONG") == "1"   # run.sh: KERNEL_BLE_LONG=1
+FRAMES_50MS = 1000 if LONG else 200         # reports at 20 Hz per arm (CI keeps its time down)
 FAST_HZ = 500
-FAST_S = 3.0
+FAST_S = 3.0 if LONG else 2.0
 # A frame may carry a state older than the newest report written before the previous frame arrived only by what
 # carbridge had not read yet when the car's acknowledgement came (the guest's scheduling): at most one stream
 # period of reports at 500 Hz. A queue (the bridge's) shows as hundreds.
