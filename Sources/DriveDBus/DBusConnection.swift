@@ -24,6 +24,8 @@ package final class DBusConnection {
     private let fd: Int32
     private var timer: EventLoop.TimerID?
     private var timerDeadline: UInt64 = .max
+    /// What the bus fd is watched for now (nil: as `watch` set it up).
+    private var watchedEvents: IOEvents? = .readable
     private var processScheduled = false
     private var slots: [ObjectIdentifier: Registration] = [:]
     /// Called once when the connection fails or is closed by the other side.
@@ -136,10 +138,17 @@ package final class DBusConnection {
         var wanted: IOEvents = []
         if events & Int32(POLLIN) != 0 { wanted.insert(.readable) }
         if events & Int32(POLLOUT) != 0 { wanted.insert(.writable) }
-        try? loop.change(fd, to: wanted)
+        // Only a change reaches epoll: after a call or a reply the set is almost always the same.
+        if wanted != watchedEvents {
+            try? loop.change(fd, to: wanted)
+            watchedEvents = wanted
+        }
         var usec: UInt64 = .max
         _ = sd_bus_get_timeout(bus, &usec)
-        if usec != timerDeadline {
+        // Every call moves sd-bus's next timeout (its reply deadline); a timer already due no later is kept: when
+        // it fires, `process` runs and this re-arms at the deadline then current. So a stream of calls does not
+        // re-arm the loop's timer for each one.
+        if usec < timerDeadline || (timer == nil && usec != .max) {
             if let timer { loop.cancel(timer) }
             timer = nil
             timerDeadline = usec

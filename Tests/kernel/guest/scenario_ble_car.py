@@ -66,7 +66,8 @@ def letter(a, d=1):
 
 
 def ble_user():
-    """A fresh unprivileged user (no bluetooth group) in group input, so it can open the uinput pad."""
+    """A fresh unprivileged user (no bluetooth group) in group input (and carbridge, when scenario 8 made it), so it
+    can open the uinput pad."""
     used = set()
     for f in ("/etc/passwd", "/etc/group"):
         with open(f) as fh:
@@ -80,7 +81,8 @@ def ble_user():
         groups = fh.read().splitlines()
     out = []
     for line in groups:
-        if line.startswith("input:"):
+        # input, and carbridge: scenario 8 installs udev/70-carbridge.rules, which gives pads to that group
+        if line.startswith("input:") or line.startswith("carbridge:"):
             line += ("," if not line.endswith(":") else "") + "blepilot"
         out.append(line)
     out.append("blepilot:x:%d:" % uid)

@@ -186,22 +186,29 @@ def run(sc):
 
     # ---- bridge: ble-serial -> pty -> carbridge serial:// ----
     forget(car.addr)
-    pty_link = os.path.join(sc.work, "ttyBLE")
+    # outside the work directory, which is copied to the results: a link left behind would point at a dead pty
+    pty_link = "/tmp/kt/ttyBLE-compare"
     bridge_log = open(os.path.join(sc.work, "ble-serial.log"), "w")
     bridge = subprocess.Popen([BLE_SERIAL, "-d", car.addr, "-p", pty_link, "-t", "20",
                                "-s", "0000ffe0-0000-1000-8000-00805f9b34fb",
                                "-w", "0000ffe1-0000-1000-8000-00805f9b34fb",
                                "-r", "0000ffe1-0000-1000-8000-00805f9b34fb"],
                               stdout=bridge_log, stderr=subprocess.STDOUT)
-    sc.cleanups.append(lambda: (bridge.poll() is None and bridge.terminate(), bridge.wait(5)))
+    sc.cleanups.append(lambda: (bridge.poll() is None and bridge.send_signal(signal.SIGINT), bridge.wait(5)))
     since = monotonic()
     ready = k.wait_until(lambda: os.path.exists(pty_link) and carlog.connections(since) or bridge.poll() is not None, 60)
     sc.require(ready and bridge.poll() is None, "ble-serial connects to the car and makes its pty",
                open(bridge_log.name).read()[-400:])
     results["bridge"] = drive_arm(sc, "bridge", "serial://%s?baud=9600" % pty_link, car.addr, carlog,
                                   {"ble-serial": bridge.pid, "bluetoothd": sc.bluetoothd.pid})
-    bridge.terminate()
-    bridge.wait(10)
+    bridge.send_signal(signal.SIGINT)   # its Ctrl-C: disconnects and removes its pty link
+    try:
+        bridge.wait(10)
+    except subprocess.TimeoutExpired:
+        bridge.kill()
+        bridge.wait()
+    if os.path.islink(pty_link):
+        os.unlink(pty_link)
     disconnect(car.addr)
 
     # ---- direct: carbridge ble://HMSoft ----
