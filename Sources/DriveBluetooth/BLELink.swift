@@ -382,18 +382,10 @@ package final class BLELink: CarLink {
             arguments: [.properties([:])], timeout: options.connectTimeout
         ) { [weak self] result in
             guard let self, attempt == self.generation, case .opening = self.phase else { return }
-            if case .success(let values) = result, case .unixFD(let fd)? = values.first {
-                let own = fcntl(fd, F_DUPFD_CLOEXEC, 3)
-                if own >= 0 {
-                    _ = try? Syscall.setNonBlocking(own)
-                    do {
-                        try self.loop.watch(own, for: .readable) { [weak self] events in self?.notifyReadable(events) }
-                        self.notifyFD = own
-                        return self.openWriter(found, attempt: attempt)
-                    } catch {
-                        Glibc.close(own)
-                    }
-                }
+            if case .success(let values) = result,
+               let own = self.adopt(values.first, { [weak self] events in self?.notifyReadable(events) }) {
+                self.notifyFD = own
+                return self.openWriter(found, attempt: attempt)
             }
             // AcquireNotify refused (an indicate-only characteristic, an older bluetoothd): StartNotify, and the
             // values come as PropertiesChanged of the characteristic.
@@ -421,24 +413,32 @@ package final class BLELink: CarLink {
             member: "AcquireWrite", arguments: [.properties([:])], timeout: options.connectTimeout
         ) { [weak self] result in
             guard let self, attempt == self.generation, case .opening = self.phase else { return }
-            if case .success(let values) = result, case .unixFD(let fd)? = values.first {
-                let own = fcntl(fd, F_DUPFD_CLOEXEC, 3)
-                if own >= 0 {
-                    _ = try? Syscall.setNonBlocking(own)
-                    if let mtu = values.dropFirst().first?.integer, var write = self.endpoints?.write {
-                        write.mtu = mtu
-                        self.endpoints?.write = write
-                    }
-                    do {
-                        // Readable here means hung up: bluetoothd never sends on the write socket.
-                        try self.loop.watch(own, for: .readable) { [weak self] events in self?.writerEvent(events) }
-                        return self.linkUp(.acquired(fd: own))
-                    } catch {
-                        Glibc.close(own)
-                    }
+            // Readable here means hung up: bluetoothd never sends on the write socket.
+            if case .success(let values) = result,
+               let own = self.adopt(values.first, { [weak self] events in self?.writerEvent(events) }) {
+                if let mtu = values.dropFirst().first?.integer, var write = self.endpoints?.write {
+                    write.mtu = mtu
+                    self.endpoints?.write = write
                 }
+                return self.linkUp(.acquired(fd: own))
             }
             self.linkUp(.command)
+        }
+    }
+
+    /// The link's own copy of a socket bluetoothd handed over (the reply's fd closes with the reply),
+    /// non-blocking and watched for readable; nil when `value` is no fd or it cannot be kept.
+    private func adopt(_ value: DBusValue?, _ handler: @escaping (IOEvents) -> Void) -> Int32? {
+        guard case .unixFD(let fd)? = value else { return nil }
+        let own = fcntl(fd, F_DUPFD_CLOEXEC, 3)
+        guard own >= 0 else { return nil }
+        _ = try? Syscall.setNonBlocking(own)
+        do {
+            try loop.watch(own, for: .readable, handler)
+            return own
+        } catch {
+            Glibc.close(own)
+            return nil
         }
     }
 
