@@ -46,7 +46,7 @@ public final class RumbleMotor {
         fd = cb_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
         // Once every property is set, a failed init still runs deinit: `close()` leaves fd at -1.
-        guard Self.hasRumble(fd) else {
+        guard ForceFeedbackIO.has(Int32(FF_RUMBLE), in: ForceFeedbackIO.effectBits(fd)) else {
             close()
             return nil
         }
@@ -59,7 +59,7 @@ public final class RumbleMotor {
             effect.replay.delay = UInt16(clamping: pattern.delay.milliseconds)
             effect.u.rumble.strong_magnitude = UInt16(min(max(pattern.strong, 0), 1) * scale)
             effect.u.rumble.weak_magnitude = UInt16(min(max(pattern.weak, 0), 1) * scale)
-            guard cb_ioctl_ptr(fd, Self.uploadRequest, &effect) >= 0 else {
+            guard cb_ioctl_ptr(fd, ForceFeedbackIO.uploadRequest, &effect) >= 0 else {
                 close()
                 return nil
             }
@@ -102,12 +102,7 @@ public final class RumbleMotor {
     @discardableResult
     public func play(_ index: Int) -> Bool {
         guard fd >= 0, effectIDs.indices.contains(index) else { return false }
-        var event = input_event()
-        event.type = UInt16(EV_FF)
-        event.code = UInt16(bitPattern: effectIDs[index])
-        event.value = counts[index]
-        let written = withUnsafeBytes(of: &event) { Glibc.write(fd, $0.baseAddress, $0.count) }
-        return written == MemoryLayout<input_event>.size
+        return ForceFeedbackIO.write(fd, code: UInt16(bitPattern: effectIDs[index]), value: counts[index])
     }
 
     /// Closes the node (the kernel drops the uploaded effects with it). Waits for the pad's driver to
@@ -124,24 +119,7 @@ public final class RumbleMotor {
         guard fd >= 0 else { return }
         let node = fd
         fd = -1
-        do {
-            try BackgroundThread.start { Syscall.close(node) }
-        } catch {
-            Syscall.close(node)
-        }
-    }
-
-    /// `EVIOCSFF`: `_IOW('E', 0x80, struct ff_effect)` (a function-like macro Swift does not import).
-    private static let uploadRequest = UInt(1) << 30 | UInt(MemoryLayout<ff_effect>.size) << 16 | UInt(0x45) << 8 | 0x80
-
-    /// True when `EVIOCGBIT(EV_FF)` has `FF_RUMBLE`.
-    private static func hasRumble(_ fd: Int32) -> Bool {
-        var bits = [UInt8](repeating: 0, count: 16)  // FF_MAX 0x7f → 128 bits
-        // EVIOCGBIT(EV_FF, 16) = _IOC(_IOC_READ, 'E', 0x20 + EV_FF, 16).
-        let request = UInt(2) << 30 | UInt(bits.count) << 16 | UInt(0x45) << 8 | UInt(0x20 + Int(EV_FF))
-        guard bits.withUnsafeMutableBytes({ cb_ioctl_ptr(fd, request, $0.baseAddress) }) >= 0 else { return false }
-        let rumble = Int(FF_RUMBLE)
-        return bits[rumble / 8] & (1 << UInt8(rumble % 8)) != 0
+        ForceFeedbackIO.closeInBackground(node)
     }
 }
 

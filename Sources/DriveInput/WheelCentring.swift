@@ -35,8 +35,8 @@ public final class WheelCentring {
         autocenterValue = Int32(scale * 65535)
         fd = cb_open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
-        let bits = Self.forceFeedbackBits(fd)
-        if Self.has(FF_SPRING, in: bits) {
+        let bits = ForceFeedbackIO.effectBits(fd)
+        if ForceFeedbackIO.has(FF_SPRING, in: bits) {
             kind = .spring
             var effect = ff_effect()
             effect.type = UInt16(FF_SPRING)
@@ -52,12 +52,12 @@ public final class WheelCentring {
             effect.u.condition.0.deadband = 0
             effect.u.condition.0.center = 0
             effect.u.condition.1 = effect.u.condition.0
-            guard cb_ioctl_ptr(fd, Self.uploadRequest, &effect) >= 0 else {
+            guard cb_ioctl_ptr(fd, ForceFeedbackIO.uploadRequest, &effect) >= 0 else {
                 close()
                 return nil
             }
             springID = effect.id
-        } else if Self.has(FF_AUTOCENTER, in: bits) {
+        } else if ForceFeedbackIO.has(FF_AUTOCENTER, in: bits) {
             kind = .autocenter
         } else {
             kind = .autocenter
@@ -96,18 +96,10 @@ public final class WheelCentring {
     @discardableResult
     public func set(on: Bool) -> Bool {
         guard fd >= 0 else { return false }
-        var event = input_event()
-        event.type = UInt16(EV_FF)
         switch kind {
-        case .spring:
-            event.code = UInt16(bitPattern: springID)
-            event.value = on ? 1 : 0
-        case .autocenter:
-            event.code = UInt16(FF_AUTOCENTER)
-            event.value = on ? autocenterValue : 0
+        case .spring: return ForceFeedbackIO.write(fd, code: UInt16(bitPattern: springID), value: on ? 1 : 0)
+        case .autocenter: return ForceFeedbackIO.write(fd, code: UInt16(FF_AUTOCENTER), value: on ? autocenterValue : 0)
         }
-        let written = withUnsafeBytes(of: &event) { Glibc.write(fd, $0.baseAddress, $0.count) }
-        return written == MemoryLayout<input_event>.size
     }
 
     /// Closes the node (the kernel drops the spring with it). Waits for the wheel's driver to erase it: not on
@@ -123,29 +115,6 @@ public final class WheelCentring {
         guard fd >= 0 else { return }
         let node = fd
         fd = -1
-        do {
-            try BackgroundThread.start { Syscall.close(node) }
-        } catch {
-            Syscall.close(node)
-        }
-    }
-
-    /// `EVIOCSFF`: `_IOW('E', 0x80, struct ff_effect)` (a function-like macro Swift does not import).
-    private static let uploadRequest = UInt(1) << 30 | UInt(MemoryLayout<ff_effect>.size) << 16 | UInt(0x45) << 8 | 0x80
-
-    /// The `EVIOCGBIT(EV_FF)` bits (FF_MAX 0x7f: 128 bits); all clear when the ioctl fails.
-    private static func forceFeedbackBits(_ fd: Int32) -> [UInt8] {
-        var bits = [UInt8](repeating: 0, count: 16)
-        // EVIOCGBIT(EV_FF, 16) = _IOC(_IOC_READ, 'E', 0x20 + EV_FF, 16).
-        let request = UInt(2) << 30 | UInt(bits.count) << 16 | UInt(0x45) << 8 | UInt(0x20 + Int(EV_FF))
-        guard bits.withUnsafeMutableBytes({ cb_ioctl_ptr(fd, request, $0.baseAddress) }) >= 0 else {
-            return [UInt8](repeating: 0, count: 16)
-        }
-        return bits
-    }
-
-    private static func has(_ code: Int32, in bits: [UInt8]) -> Bool {
-        let bit = Int(code)
-        return bits[bit / 8] & (1 << UInt8(bit % 8)) != 0
+        ForceFeedbackIO.closeInBackground(node)
     }
 }
