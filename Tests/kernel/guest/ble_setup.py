@@ -170,3 +170,20 @@ def fresh_controllers(sc):
                                      "hciconfig hci1 piscan && hciconfig hci1 name | grep -q \"Name: 'RoboCar'\"")
                       .returncode == 0, 30, 1.0)
     sc.check(bool(up), "a fresh btvirt: hci0 and hci1 up again, hci1 RoboCar with page and inquiry scan")
+
+
+def restart_bluetoothd(sc):
+    """bluetoothd again, after it exited (its log appended to), once both controllers are powered; the cleanups
+    stop whichever bluetoothd runs last."""
+    log = open(os.path.join(sc.work, "bluetoothd.log"), "a")
+    sc.bluetoothd = subprocess.Popen([BLUETOOTHD, "-n", "-d"], stdout=log, stderr=subprocess.STDOUT)
+    sc.cleanups.append(lambda: (sc.bluetoothd.poll() is None and sc.bluetoothd.terminate(), sc.bluetoothd.wait(5)))
+    bus = dbus.SystemBus()
+
+    def powered(hci):
+        try:
+            return bool(dbus.Interface(bus.get_object(BLUEZ, "/org/bluez/" + hci), PROPS).Get("org.bluez.Adapter1",
+                                                                                              "Powered"))
+        except dbus.DBusException:
+            return False
+    sc.require(k.wait_until(lambda: powered("hci0"), 30, 0.2), "bluetoothd started again has hci0 powered")

@@ -32,7 +32,7 @@ from evdev import ecodes as e
 import kharness as k
 from kharness import Carbridge, Frame, dedup, monotonic
 from bluez_scenario import carbridge, sh
-from ble_setup import BleCar, le_car_controller, mgmt_settings, start_bluez
+from ble_setup import BleCar, le_car_controller, mgmt_settings, restart_bluetoothd, start_bluez
 from scenarios import GAP_S, check_handshake, plug_pad, wait_pad_ready
 
 TITLE = ("BLE cars through bluetoothd: HM-10 and Nordic UART GATT cars, scan, run ble://NAME (handshake, exact frames, "
@@ -431,8 +431,18 @@ def power_loss_check(sc, car, cb, pad):
     time.sleep(0.3)
     t_off = monotonic()
     sh(sc, "timeout 20 btmgmt --index 1 power off")
-    eof = k.wait_until(lambda: car.kinds("EOF", t_off), 10, 0.05)
-    sc.check(bool(eof) and eof[0][1] == old, "hci1 powered off -> the car sees its connection %d end" % old, eof)
+    eof = k.wait_until(lambda: car.kinds("EOF", t_off) or sc.bluetoothd.poll() is not None, 10, 0.05)
+    if sc.bluetoothd.poll() is not None:
+        # bluetoothd 5.66 serving the emulated car can abort when a write request reaches its GATT server as the
+        # link goes (gatt-database.c: att_get_device() fails with ENOTCONN and a NULL device path is appended to
+        # the app's WriteValue call). A real car is not bluetoothd; carbridge's own bluetoothd going away is a
+        # loss it must ride out too: bluetoothd is started again, and the rest of the check stands.
+        sc.note("bluetoothd (serving both the central and the emulated car) aborted at the power-off: restarted")
+        sc.metric("bluetoothd_restarts", 1, "restarts")
+        restart_bluetoothd(sc)
+        eof = []
+    else:
+        sc.check(bool(eof) and eof[0][1] == old, "hci1 powered off -> the car sees its connection %d end" % old, eof)
     down = k.wait_until(lambda: cb.log_lines(r"link down", t_off - 0.5), 10, 0.1)
     sc.check(bool(down), "carbridge logs the link down", [x for _, x in cb.log_lines(None, t_off - 0.5)][-4:])
     if down:
