@@ -968,8 +968,10 @@ def on_sigterm(*_):
 if __name__ == "__main__":
     if sys.argv[1:] == ["--list"]:   # the scenarios, for run.sh and main.sh: numbers first, then names
         import glob
+        # a scenario whose file says `IN_DEFAULT_RUN = False` (a measurement, not a check) runs only when named
         own = sorted(os.path.basename(f)[len("scenario_"):-3]
-                     for f in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario_*.py")))
+                     for f in glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "scenario_*.py"))
+                     if "\nIN_DEFAULT_RUN = False" not in open(f).read())
         print(" ".join([str(n) for n in sorted(TITLES)] + own))
         sys.exit(0)
     # A number is one of TITLES; a name, a scenario kept in a file of its own (guest/scenario_NAME.py: TITLE
