@@ -43,7 +43,7 @@ CYCLES = 1000              # stop/start cycles of the order check (each: a motio
 STOP_AFTER_S = 0.002       # the stop's report this long after the start's: where EATT reorders write commands
 CYCLE_WAIT_S = 2.0         # how long one frame of a cycle may take to reach the car
 MAX_MISSING = 5            # the order check gives up after this many frames that never came
-ORDER_BUDGET_S = 300.0 if os.environ.get("BLE_LONG") == "1" else 20.0   # ... and stops after this long
+ORDER_BUDGET_S = 300.0 if os.environ.get("BLE_LONG") == "1" else 10.0   # ... and stops after this long
 MIN_CYCLES = 100           # ... which must be at least this many
 STABLE_S = 1.5             # after the power loss the driver waits until the link has been up this long
 FAILSAFE_MS = 300          # protocol §8.4: the car's failsafe
