@@ -33,10 +33,11 @@ public struct CarStatusLine: Hashable, Sendable {
 
     /// Parses `text` (a car line without its terminator); nil when it is not a status line.
     public init?(_ text: String) {
-        let bytes = Array(text.utf8)
-        // A line longer than the most pairs at their longest (`KEY=VALUE;` each) cannot be one.
+        // Most car lines fail on their first byte or their length, before anything is copied. A line
+        // longer than the most pairs at their longest (`KEY=VALUE;` each) cannot be one.
         let longest = Self.maxPairs * (Self.maxKeyLength + Self.maxValueLength + 2)
-        guard let first = bytes.first, Self.isLetter(first), bytes.count < longest else { return nil }
+        guard let first = text.utf8.first, Self.isLetter(first), text.utf8.count < longest else { return nil }
+        let bytes = Array(text.utf8)
         var pairs: [Pair] = []
         var start = 0
         while start <= bytes.count {
