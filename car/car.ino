@@ -3,6 +3,7 @@
 // flashing) and docs/protocol.md §8 (the car's side of the protocol and the failsafe).
 #include <Arduino.h>
 #include <avr/sleep.h>
+#include "battery.h"
 #include "car_controller.h"
 
 // ---------------------------------------------------------------------------------------------
@@ -18,15 +19,15 @@ static const MotorPins RIGHT_MOTOR = {6, 9, 10};
 static const int8_t STANDBY_PIN = -1;     // TB6612 STBY (driven high); -1 = none (L298N)
 static const uint8_t HORN_PIN = 4;        // F1: a buzzer, on for HORN_MS
 static const uint8_t LIGHT_PIN = 13;      // F2: a light, toggled (13 = the on-board LED)
-static const uint8_t BATTERY_PIN = A0;    // the battery through a divider (BATTERY_DIVIDER)
+static const uint8_t BATTERY_PIN = A0;    // the middle of the battery's divider (BATTERY_DIVIDER)
 // ---------------------------------------------------------------------------------------------
 
 static const uint32_t BAUD = 9600;                   // the HC-05's default
 static const uint16_t HORN_MS = 200;
-static const uint32_t BATTERY_PERIOD_MS = 5000;      // one `BAT,N` line every 5 s
-static const uint16_t BATTERY_DIVIDER = 2;           // 10k/10k: the pin sees half the battery
-static const uint16_t BATTERY_EMPTY_MV = 6400;       // 2S Li-ion: 0 % at 6.4 V
-static const uint16_t BATTERY_FULL_MV = 8400;        // … 100 % at 8.4 V
+static const uint32_t BATTERY_PERIOD_MS = 2000;      // one `BAT=<volts>` line every 2 s
+// The battery's divider (docs/car.md): 10k from the battery's + to A0, 10k from A0 to GND, so the pin
+// sees half the battery (a 2S pack's 8.4 V → 4.2 V); read against AVcc (5 V). Change it here only.
+static const car::BatteryDivider BATTERY_DIVIDER = {5000, 10000, 10000};
 
 /// The board behind the controller: the motor driver's pins, the hooks and the UART.
 class BoardHardware : public car::CarHardware {
@@ -100,13 +101,12 @@ static BoardHardware board;
 static car::CarController controller(board);
 static uint32_t lastBatteryMs = 0;
 
+// analogRead() waits for one conversion (about 0.1 ms), once every BATTERY_PERIOD_MS: far inside the
+// failsafe's millisecond checks and the UART's receive buffer.
 static void sendBattery() {
-    uint32_t millivolts = static_cast<uint32_t>(analogRead(BATTERY_PIN)) * 5000UL / 1023UL * BATTERY_DIVIDER;
-    long percent = map(static_cast<long>(millivolts), BATTERY_EMPTY_MV, BATTERY_FULL_MV, 0, 100);
-    percent = constrain(percent, 0, 100);
     char line[12];
-    snprintf(line, sizeof line, "BAT,%ld", percent);
-    board.sendLine(line);
+    uint16_t centivolts = car::batteryCentivolts(static_cast<uint16_t>(analogRead(BATTERY_PIN)), BATTERY_DIVIDER);
+    board.sendLine(car::formatBatteryLine(centivolts, line, sizeof line));
 }
 
 void setup() {

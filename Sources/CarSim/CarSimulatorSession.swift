@@ -5,32 +5,33 @@ import Glibc
 
 /// The car's side of one connection: parses every line strictly (`CarFrameParser`, `CarModel`),
 /// reports frames, violations and what the car does, and talks back: `OK …` on start, `CAR <action>`
-/// when what the car does changes, `ERR <reason>` for a bad line, `BAT,N` every `statusInterval`, and
+/// when what the car does changes, `ERR <reason>` for a bad line, `BAT=<volts>` every `statusInterval`
+/// (a status line, docs/protocol.md §7), and
 /// `CAR failsafe stop` when its failsafe stops it (`CarFailsafe`, docs/protocol.md §8).
 package final class CarSimulatorSession {
     /// Tunables of a simulated car.
     package struct Options: Hashable, Sendable {
-        /// How often `BAT,N` is sent; nil = never.
+        /// How often `BAT=<volts>` is sent; nil = never.
         package var statusInterval: Duration?
         /// Accept speed jumps larger than 10 (analog throttle).
         package var allowSpeedJumps: Bool
         /// Send `CAR <action>` lines back when the action changes.
         package var reportsActions: Bool
-        /// The battery level the car starts with (percent).
-        package var initialBattery: Int
+        /// The battery's voltage when the session starts (a 2S pack: 8.4 full, 6.4 empty).
+        package var batteryVolts: Double
         /// The failsafe: moving without a valid frame this long stops the car; nil = none.
         package var failsafe: Duration?
 
-        /// Creates options; defaults: status every 5 s, strict speed steps, actions reported, 100 %,
-        /// the failsafe at 300 ms like the reference firmware.
+        /// Creates options; defaults: status every 2 s like the reference firmware, strict speed steps,
+        /// actions reported, 8.00 V, the failsafe at 300 ms like the reference firmware.
         package init(
-            statusInterval: Duration? = .seconds(5), allowSpeedJumps: Bool = false, reportsActions: Bool = true,
-            initialBattery: Int = 100, failsafe: Duration? = .milliseconds(300)
+            statusInterval: Duration? = .seconds(2), allowSpeedJumps: Bool = false, reportsActions: Bool = true,
+            batteryVolts: Double = 8, failsafe: Duration? = .milliseconds(300)
         ) {
             self.statusInterval = statusInterval
             self.allowSpeedJumps = allowSpeedJumps
             self.reportsActions = reportsActions
-            self.initialBattery = initialBattery
+            self.batteryVolts = batteryVolts
             self.failsafe = failsafe
         }
     }
@@ -47,8 +48,9 @@ package final class CarSimulatorSession {
     package var onClose: (() -> Void)?
     /// What the car knows.
     package private(set) var model: CarModel
-    /// The battery level in percent, decreasing by 1 per status line.
-    package private(set) var battery: Int
+    /// The battery's voltage in hundredths of a volt: 0.01 V less for each status line sent while the
+    /// motors run (they draw the current), never below 0.
+    package private(set) var batteryCentivolts: Int
     /// What the car currently does, e.g. "forward at 40".
     package private(set) var action = "stopped (forward, straight)"
     /// Lines that were not valid frames or broke a rule.
@@ -78,7 +80,7 @@ package final class CarSimulatorSession {
         self.options = options
         self.closesFD = closesFD
         self.model = CarModel(allowSpeedJumps: options.allowSpeedJumps)
-        self.battery = options.initialBattery
+        self.batteryCentivolts = max(0, Int((options.batteryVolts * 100).rounded()))
         self.failsafe = CarFailsafe(timeout: options.failsafe)
     }
 
@@ -157,10 +159,16 @@ package final class CarSimulatorSession {
         guard let interval = options.statusInterval, interval > .zero else { return }
         statusTimer = loop.schedule(after: interval) { [weak self] in
             guard let self, self.fd >= 0 else { return }
-            self.battery = max(0, self.battery - 1)
-            self.write("BAT,\(self.battery)")
+            if self.isMoving { self.batteryCentivolts = max(0, self.batteryCentivolts - 1) }
+            self.write(self.statusLine)
             self.scheduleStatus()
         }
+    }
+
+    /// `BAT=7.42`: the battery in volts with two decimals.
+    package var statusLine: String {
+        let hundredths = batteryCentivolts % 100
+        return "BAT=\(batteryCentivolts / 100).\(hundredths < 10 ? "0" : "")\(hundredths)"
     }
 
     private func handle(_ events: IOEvents) {

@@ -15,7 +15,8 @@ struct CarSimCommand: CarbridgeCommand {
             of 10; D 0 or 1; T consistent with A and D; E exactly E,0,0,0) and against the rules a car can \
             see (speed restarting from 0 after E, speed steps of 10; a stop is always allowed). Each frame prints what the car would \
             do ("forward-right at 180"); a broken rule prints a VIOLATION line. The car sends a hello and a \
-            BAT,<percent> status line now and then, so the message path back to carbridge is exercised. \
+            BAT=<volts> status line every --status-interval seconds (docs/protocol.md §7: the battery starts at \
+            --battery and loses 0.01 V a line while the car moves), so the message path back to carbridge is exercised. \
             Like the reference firmware (car/), it fails safe: moving with no valid frame for --failsafe-ms \
             (300) stops it until the next motion frame, and it says CAR failsafe stop.
 
@@ -36,7 +37,12 @@ struct CarSimCommand: CarbridgeCommand {
     var noTcp = false
 
     @Option(name: .long, help: ArgumentHelp("Seconds between BAT status lines (0 = never).", valueName: "seconds"))
-    var statusInterval: Double = 5
+    var statusInterval: Double = 2
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The battery's voltage at the start (e.g. 6.5 for a low one, with [car] low_battery = \"BAT<6.8\").",
+        valueName: "volts"))
+    var battery: Double = 8
 
     @Option(name: .long, help: ArgumentHelp(
         "The car's failsafe: moving without a valid frame this long stops it (0 = none; docs/protocol.md §8).",
@@ -57,6 +63,9 @@ struct CarSimCommand: CarbridgeCommand {
         if !noTcp { _ = try hostAndPort() }
         if !statusInterval.isFinite || statusInterval < 0 || statusInterval > 3600 {
             throw ValidationError("--status-interval: \(statusInterval) must be between 0 and 3600 seconds")
+        }
+        if !battery.isFinite || battery < 0 || battery > 100 {
+            throw ValidationError("--battery: \(battery) must be between 0 and 100 volts")
         }
         if !(0...60_000).contains(failsafeMs) {
             throw ValidationError("--failsafe-ms: \(failsafeMs) must be between 0 (none) and 60000")
@@ -85,6 +94,7 @@ struct CarSimCommand: CarbridgeCommand {
         configuration.pty = pty
         configuration.session.statusInterval = statusInterval > 0 ? .milliseconds(Int64(statusInterval * 1000)) : nil
         configuration.session.allowSpeedJumps = allowSpeedJumps
+        configuration.session.batteryVolts = battery
         configuration.session.failsafe = failsafeMs > 0 ? .milliseconds(failsafeMs) : nil
         let simulator = CarSimulator(loop: loop, configuration: configuration)
         var violations = 0

@@ -100,6 +100,12 @@ public struct CarbridgeConfig: Sendable {
         }
     }
 
+    /// `[car]`: what carbridge watches in the car's status lines.
+    public struct Car: Sendable {
+        /// `low_battery`: the status key and the value below which the car's battery is low; nil = not watched.
+        public var lowBattery: LowBatteryRule? = ConfigKeys.lowBattery.defaultValue
+    }
+
     /// `[kiosk]`: policies for an unattended exhibit.
     public struct Kiosk: Sendable {
         /// `session_limit_s`: a driver's turn (from the engine going on) ends this long after with the
@@ -258,6 +264,8 @@ public struct CarbridgeConfig: Sendable {
     public var gestures: Gestures = Gestures()
     /// `[dashboard]`.
     public var dashboard: Dashboard = Dashboard()
+    /// `[car]`.
+    public var car: Car = Car()
     /// `[buttons]`: short-press bindings (resolved at load: see `mapping`).
     public internal(set) var buttons: [Binding] = CarbridgeConfig.defaultButtons
     /// `[buttons.long_press]`: long-press bindings.

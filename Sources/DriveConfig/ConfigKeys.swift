@@ -143,6 +143,28 @@ public enum ConfigKeys {
         ],
         at: \.drive.onInputLost)
 
+    // MARK: [car]
+
+    /// `[car] low_battery`.
+    public static let lowBattery: ConfigKey<LowBatteryRule?> = ConfigKey(
+        "car", "low_battery", .string, default: .string(""),
+        doc: "Warn when a status key of the car falls below a value: \"KEY<NUMBER\", e.g. \"BAT<6.8\"; \"\" = off.",
+        details: [
+            "The car reports its status as KEY=VALUE lines (BAT=7.42; docs/protocol.md §7). A value below the threshold",
+            "raises a notice, a rumble cue and the dashboard's warning once; it warns again only after a value at least",
+            "0.2 above the threshold. carbridge only warns: whether a low battery stops the car is its firmware's call.",
+        ],
+        at: \.car.lowBattery
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        if text.isEmpty { return nil }
+        do throws(LowBatteryRule.ParseError) {
+            return try LowBatteryRule(parsing: text)
+        } catch {
+            throw ConfigValueError(error.reason)
+        }
+    }
+
     // MARK: [kiosk]
 
     /// `[kiosk] session_limit_s`.
@@ -562,6 +584,7 @@ public enum ConfigKeys {
             "drive", doc: "The state machine: streaming, speed cap, idle and input-loss policies.",
             keys: [period, hysteresis, maxSpeed, idleTimeout, onInputLost]),
         ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
+        ConfigTableDeclaration("car", doc: "What carbridge watches in the car's status lines.", keys: [lowBattery]),
         ConfigTableDeclaration(
             "feedback", doc: "What the pad tells the driver (rumble, a wheel's centring).",
             keys: [rumble, rumbleStrength, centring]),

@@ -9,6 +9,8 @@ public enum FeedbackEvent: Int, Hashable, Sendable, CaseIterable {
     case turnEnding
     /// Speed+ at `max_speed`: one very short pulse.
     case speedCapped
+    /// The car's battery fell below `[car] low_battery`: three short pulses.
+    case batteryLow
 
     /// A stable identifier (the dashboard's JSON).
     public var name: String {
@@ -17,6 +19,7 @@ public enum FeedbackEvent: Int, Hashable, Sendable, CaseIterable {
         case .stopped: return "stopped"
         case .turnEnding: return "turnEnding"
         case .speedCapped: return "speedCapped"
+        case .batteryLow: return "batteryLow"
         }
     }
 
@@ -27,6 +30,7 @@ public enum FeedbackEvent: Int, Hashable, Sendable, CaseIterable {
         case .stopped: return "stopped: link or input lost"
         case .turnEnding: return "turn ends in 10 s"
         case .speedCapped: return "speed capped at max_speed"
+        case .batteryLow: return "car battery low"
         }
     }
 }

@@ -20,6 +20,10 @@ public struct RunSnapshot: Sendable {
     public var inputs: [String]
     /// The hands-free rider (tilt throttle, balance board); nil when nothing is hands-free.
     public var handsFree: HandsFreeReading?
+    /// The car's status lines as a table (docs/protocol.md §7).
+    public var carStatus = CarStatusTable()
+    /// While the car's battery is low (`[car] low_battery`): the warning (`car battery low: BAT=6.71 (below 6.8)`).
+    public var batteryWarning: String?
     /// The most recent feedback events (what the pad's rumble plays), oldest first.
     public var feedback: [(time: Instant, event: FeedbackEvent)]
 

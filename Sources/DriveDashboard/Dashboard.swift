@@ -261,6 +261,9 @@ final class DashboardLoop: RunSubscriber {
             linkChanged(to: state)
         case .carLine:
             metrics.carLines.increment()
+            metrics.carStatus(model.snapshot.carStatus)
+        case .carBattery(let change, _):
+            metrics.carLowBattery.record(change.isLow ? 1 : 0)
         case .notice, .logLine, .device, .handsFree, .feedback:
             break
         }

@@ -26,6 +26,8 @@ package final class DashboardMetrics: Sendable {
     let rejectedMessages: CoreMetrics.Counter
     let dashboardControls: CoreMetrics.Counter
     let refusedUpgrades: CoreMetrics.Counter
+    let carLowBattery: CoreMetrics.Gauge
+    private let carStatusGauges: CarStatusGauges
 
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]
@@ -46,6 +48,7 @@ package final class DashboardMetrics: Sendable {
         "carbridge_dashboard_rejected_messages_total": "Dashboard messages and logins refused (malformed, view-only, over the rate, wrong token).",
         "carbridge_dashboard_controls_total": "Controls the dashboard applied to the drive state machine.",
         "carbridge_dashboard_refused_upgrades_total": "WebSocket upgrades refused because of a foreign Origin.",
+        "carbridge_car_low_battery": "1 while the car's battery is below [car] low_battery, else 0.",
     ]
 
     /// Makes every metric in a new registry.
@@ -76,12 +79,18 @@ package final class DashboardMetrics: Sendable {
         rejectedMessages = CoreMetrics.Counter(label: "carbridge_dashboard_rejected_messages_total", factory: factory)
         dashboardControls = CoreMetrics.Counter(label: "carbridge_dashboard_controls_total", factory: factory)
         refusedUpgrades = CoreMetrics.Counter(label: "carbridge_dashboard_refused_upgrades_total", factory: factory)
+        carLowBattery = CoreMetrics.Gauge(label: "carbridge_car_low_battery", factory: factory)
+        carStatusGauges = CarStatusGauges(registry: registry)
         for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
         linkUp.record(0)
         speed.record(0)
         engineOn.record(0)
         clients.record(0)
+        carLowBattery.record(0)
     }
+
+    /// The car's status table now (its numeric values as `carbridge_car_status{key="…"}`).
+    func carStatus(_ table: CarStatusTable) { carStatusGauges.follow(table) }
 
     /// A frame was handed to the link.
     func sent(_ frame: Frame) { framesByKind[frame.kind.rawValue]?.increment() }

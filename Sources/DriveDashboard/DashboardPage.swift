@@ -135,6 +135,39 @@ input[type=password] { font-size:1.1em; padding:.3em; }
     <ul class="log" id="notices"></ul>
     <ul class="log" id="rejections"></ul>
   </section>
+  <!-- The car's status (KEY=VALUE lines, docs/protocol.md §7) and the low-battery banner, which the grid
+       puts above every section. -->
+  <div id="battery-warning" class="hidden" role="alert"></div>
+  <section id="status-section">
+    <h2>Car status</h2>
+    <table id="car-status"></table>
+    <div id="car-status-none">nothing reported yet</div>
+  </section>
+  <style>
+  #battery-warning { grid-column: 1 / -1; order: -1; padding: .6em 1em; border-radius: .6em; background: var(--bad); color: #300; font-weight: 700; font-size: 1.3em; }
+  #car-status { font: 18px/1.4 ui-monospace, monospace; border-collapse: collapse; }
+  #car-status th { text-align: left; color: var(--dim); font-weight: 400; padding-right: 1.2em; }
+  #car-status tr.stale td { color: var(--dim); }
+  #car-status-none { color: var(--dim); }
+  </style>
+  <script>
+  "use strict";
+  // The status table (a value not updated for 10 s is dimmed) and the battery warning.
+  function renderStatus(s) {
+    const warning = document.getElementById("battery-warning");
+    warning.classList.toggle("hidden", !s.batteryWarning);
+    warning.textContent = s.batteryWarning ? "⚠ " + s.batteryWarning : "";
+    const table = document.getElementById("car-status"), rows = s.status || [];
+    table.textContent = "";
+    for (const entry of rows) {
+      const tr = document.createElement("tr"), th = document.createElement("th"), td = document.createElement("td");
+      th.textContent = entry.key; td.textContent = entry.value;
+      tr.dataset.key = entry.key; tr.classList.toggle("stale", entry.ageMs > 10000);
+      tr.appendChild(th); tr.appendChild(td); table.appendChild(tr);
+    }
+    document.getElementById("car-status-none").classList.toggle("hidden", rows.length > 0);
+  }
+  </script>
 </main>
 <script>
 "use strict";
@@ -181,6 +214,7 @@ function timed(li, time, text) {
 
 function render(s) {
   lastState = s;
+  renderStatus(s);
   const link = $("link");
   link.className = "badge " + s.link;
   link.dataset.state = s.link;

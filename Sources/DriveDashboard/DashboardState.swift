@@ -71,6 +71,16 @@ package struct DashboardState: Sendable {
             w.field("time", timeText(line.time))
             w.field("text", line.text)
         }
+        // The car's status table (only once it said something), each value with its age, so the page can
+        // dim one the car stopped sending; and the battery warning while it stands.
+        if !run.carStatus.isEmpty {
+            out.array("status", run.carStatus.entries) { w, entry in
+                w.field("key", entry.key)
+                w.field("value", entry.value)
+                w.field("ageMs", max(0, Int(now.duration(since: entry.time).nanoseconds / 1_000_000)))
+            }
+        }
+        if let warning = run.batteryWarning { out.field("batteryWarning", warning) }
         out.stringArray("inputs", run.inputs)
         if let handsFree = run.handsFree {
             // The rider, for the kiosk operator: the arming state, the pitch, the board's dot in its square.

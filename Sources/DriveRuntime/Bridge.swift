@@ -27,6 +27,8 @@ public final class Bridge {
     public private(set) var framesSent = 0
     /// Log every car line and notice (off while the live view shows them itself, with the rest of the log).
     public var logsReports = true
+    /// `[car] low_battery`: watched in the car's status lines; a fall below it is published and noted.
+    public var lowBattery: LowBatteryAlarm?
     /// Called each time the link comes up.
     public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
@@ -179,8 +181,15 @@ public final class Bridge {
     }
 
     private func carSaid(_ line: CarLine) {
-        if logsReports { logger.info("car: \(line.text)") }
+        let status = CarStatusLine(line.text)
+        // A status line comes every few seconds for as long as the car is on: at debug, so it does not
+        // fill the journal; every other line at info.
+        if logsReports { logger.log(level: status == nil ? .info : .debug, "car: \(line.text)") }
         events.publish(.carLine(line))
+        guard let status, lowBattery != nil, let change = lowBattery?.observe(status) else { return }
+        events.publish(.carBattery(change, at: line.time))
+        // Only a warning: the car's own firmware decides whether a low battery stops it.
+        if change.isLow { note(change.description) }
     }
 
     private static func seconds(_ duration: Duration) -> String {

@@ -2,7 +2,8 @@ import DriveCore
 import DriveInput
 
 extension FeedbackEvent {
-    /// The pulses: short 150 ms, long 700 ms, two short with 120 ms before each, very short 60 ms (weak motor).
+    /// The pulses: short 150 ms, long 700 ms, two short with 120 ms before each, very short 60 ms (weak motor),
+    /// three short 100 ms with 100 ms before each (a low battery: unlike every driving cue).
     public var pattern: RumbleMotor.Pattern {
         switch self {
         case .engineOn: return RumbleMotor.Pattern(strong: 0.8, weak: 0.4, length: .milliseconds(150))
@@ -10,6 +11,8 @@ extension FeedbackEvent {
         case .turnEnding:
             return RumbleMotor.Pattern(strong: 0.8, weak: 0.4, length: .milliseconds(150), delay: .milliseconds(120), count: 2)
         case .speedCapped: return RumbleMotor.Pattern(strong: 0, weak: 0.7, length: .milliseconds(60))
+        case .batteryLow:
+            return RumbleMotor.Pattern(strong: 0.5, weak: 0.8, length: .milliseconds(100), delay: .milliseconds(100), count: 3)
         }
     }
 }
@@ -22,6 +25,8 @@ public enum BridgeEvent: Hashable, Sendable {
     case link(up: Bool)
     /// A control was applied.
     case applied(Control)
+    /// The car's battery alarm changed (`LowBatteryAlarm`).
+    case carBattery(LowBatteryAlarm.Change)
 }
 
 /// Decides which feedback event (a rumble cue) each bridge event deserves, when a kiosk turn's warning
@@ -83,6 +88,8 @@ public struct FeedbackPlanner: Sendable {
             return engineOn && speed >= maxSpeed ? [.speedCapped] : []
         case .applied:
             return []
+        case .carBattery(let change):
+            return change.isLow ? [.batteryLow] : []
         }
     }
 

@@ -76,6 +76,8 @@ public final class FeedbackService: RunService, RunSubscriber {
                 closeMotor(key: change.key)
                 closeCentring(key: change.key)
             }
+        case .carBattery(let change, let time):
+            tell(planner.handle(.carBattery(change), at: time))
         case .carLine, .notice, .logLine, .handsFree, .feedback:
             break
         }

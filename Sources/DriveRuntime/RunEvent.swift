@@ -11,6 +11,8 @@ public enum RunEvent {
     case link(LinkState)
     /// The car sent `line`.
     case carLine(CarLine)
+    /// The car's battery alarm changed (`[car] low_battery`), at `time`; a fall is followed by its notice.
+    case carBattery(LowBatteryAlarm.Change, at: Instant)
     /// A notice for the driver (link up/down, an ignored Speed+, the idle timeout, a turn's end), at `time`.
     case notice(String, at: Instant)
     /// A line of the run's log, already formatted (while the live view shows the log among the notices).

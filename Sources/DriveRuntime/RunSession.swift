@@ -118,6 +118,7 @@ public final class RunSession {
         let bridge = Bridge(
             settings: config.drive, link: link, loop: loop, logger: logger, events: events,
             sessionLimit: config.kiosk.sessionLimit)
+        bridge.lowBattery = config.car.lowBattery.map(LowBatteryAlarm.init(rule:))
         self.bridge = bridge
         let model = RunViewModel(of: bridge)
         self.model = model

@@ -3,7 +3,7 @@ import DriveLink
 
 /// What every view of `carbridge run` reads (the live view, the dashboard, systemd's status): the drive
 /// state, the link's name and status, the last frame and its time, the frames sent, the car's recent lines
-/// with their times, notices, feedback cues and the inputs in use.
+/// with their times, the car's status table and battery warning, notices, feedback cues and the inputs in use.
 ///
 /// The first of the run's subscribers: it folds every `RunEvent` into one value, `snapshot`, before the
 /// views that follow it in the list are told the same event. `version` moves whenever the snapshot
@@ -45,8 +45,16 @@ public final class RunViewModel: RunSubscriber {
         case .link(let state):
             snapshot.linkStatus = state.description
         case .carLine(let line):
-            snapshot.carLines.append((line.time, line.text))
-            trim()
+            // A status line goes into the table only: one every few seconds would push the car's other
+            // lines out of the list.
+            if let status = CarStatusLine(line.text) {
+                snapshot.carStatus.update(status, at: line.time)
+            } else {
+                snapshot.carLines.append((line.time, line.text))
+                trim()
+            }
+        case .carBattery(let change, _):
+            snapshot.batteryWarning = change.isLow ? change.description : nil
         case .notice(let text, _):
             snapshot.notices.append(noticeText(text))
             trim()

@@ -25,6 +25,8 @@ public enum RunView {
         }
         lines.append("Inputs: " + (snapshot.inputs.isEmpty ? "none" : snapshot.inputs.joined(separator: ", ")))
         if let rider = snapshot.handsFree { lines.append(riderLine(rider)) }
+        if !snapshot.carStatus.isEmpty { lines.append("Car status: \(snapshot.carStatus.summary)") }
+        if let warning = snapshot.batteryWarning { lines.append("!! \(warning)") }
         lines.append("")
         lines.append("From the car:")
         let budget = max(3, rows - lines.count - 6)

@@ -8,6 +8,23 @@ import Glibc
 import XCTest
 
 final class SimulatedCarLinkTests: XCTestCase {
+    /// `--battery 6.5`: a status line with the volts, two decimals, steady while the car stands still.
+    func testTheBatteryIsReportedAsAStatusLine() throws {
+        let loop = try EventLoop()
+        let link = SimulatedCarLink(
+            simulatedOn: loop, options: .init(statusInterval: .milliseconds(20), batteryVolts: 6.5, failsafe: nil))
+        let recorder = LinkRecorder(link)
+        link.start()
+        XCTAssertTrue(try spin(loop) { recorder.lines.filter { $0.hasPrefix("BAT") }.count >= 3 })
+        let battery = recorder.lines.filter { $0.hasPrefix("BAT") }
+        XCTAssertEqual(Set(battery), ["BAT=6.50"], "\(battery)")
+        XCTAssertEqual(CarStatusLine(battery[0])?.pairs.first?.number, 6.5, "a status line carbridge reads")
+        XCTAssertEqual(link.car?.statusLine, "BAT=6.50")
+        var done = false
+        link.shutdown(flushWithin: .milliseconds(200)) { _ in done = true }
+        XCTAssertTrue(try spin(loop) { done })
+    }
+
     func testRoundTripThroughTheInProcessCar() throws {
         let loop = try EventLoop()
         // No failsafe: this test checks the car's action after waiting for a status line, and a
@@ -29,7 +46,8 @@ final class SimulatedCarLinkTests: XCTestCase {
         XCTAssertTrue(try spin(loop) { recorder.lines.contains("CAR forward at 10") })
         link.send(.motion(range: 0, speed: 40, direction: 1))
         XCTAssertTrue(try spin(loop) { recorder.lines.contains("ERR speed jumped from 10 to 40 (at most 10 per frame)") })
-        XCTAssertTrue(try spin(loop) { recorder.lines.contains("BAT,99") })
+        // 8.00 V to start; the car moves from the first frame on, so a status line then says 0.01 V less.
+        XCTAssertTrue(try spin(loop) { recorder.lines.contains("BAT=7.99") })
         XCTAssertEqual(frames, [.motion(range: 0, speed: 10, direction: 1), .motion(range: 0, speed: 40, direction: 1)])
         XCTAssertEqual(violations, ["speed jumped from 10 to 40 (at most 10 per frame)"])
         XCTAssertEqual(link.car?.action, "forward at 40")
@@ -140,7 +158,7 @@ final class CarSimulatorTests: XCTestCase {
         XCTAssertEqual(frames[1].kind, .f3)
         XCTAssertEqual(violations, ["engine was off: speed must start again from 0 (got S=30)"])
         XCTAssertTrue(try spin(loop) { recorder.lines.contains("CAR back-left at 10") && recorder.lines.contains("CAR F3 pressed") })
-        XCTAssertTrue(try spin(loop) { recorder.lines.contains { $0.hasPrefix("BAT,") } })
+        XCTAssertTrue(try spin(loop) { recorder.lines.contains { $0.hasPrefix("BAT=") } })
 
         // The bridge goes away and comes back: the pty car is still there.
         var done = false

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInput
 import DriveRuntime
 import XCTest
 
@@ -76,5 +77,15 @@ final class FeedbackPlannerTests: XCTestCase {
                 XCTAssertGreaterThan(cues, 0, "\(control) is answered in some state (else it need not be told)")
             }
         }
+    }
+
+    func testALowBatteryCallsForItsOwnCueOnlyWhenItFalls() {
+        var planner = FeedbackPlanner(maxSpeed: 240, sessionLimit: nil)
+        let low = LowBatteryAlarm.Change.low(key: "BAT", value: "6.71", threshold: 6.8)
+        XCTAssertEqual(planner.handle(.carBattery(low), at: t0), [.batteryLow], "three short pulses")
+        XCTAssertEqual(planner.handle(.carBattery(.recovered(key: "BAT", value: "7.00")), at: t0), [], "recovering is not news")
+        XCTAssertNil(planner.nextDeadline)
+        XCTAssertEqual(FeedbackEvent.batteryLow.pattern.count, 3)
+        XCTAssertEqual(Set(FeedbackEvent.allCases.map(\.pattern)).count, FeedbackEvent.allCases.count, "every cue feels different")
     }
 }

@@ -29,9 +29,9 @@ DUTY_50 = (50 * 255 + 120) // 240   # 53
 class Harness:
     """One simulated car: the harness process and the events it reported so far."""
 
-    def __init__(self, harness, elf, log_path):
+    def __init__(self, harness, elf, log_path, extra=()):
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([harness, elf], stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1)
+        self.proc = subprocess.Popen([harness, *extra, elf], stdout=subprocess.PIPE, stderr=self.log, text=True, bufsize=1)
         self.events = []          # (kind, sim_us, rest)
         self.cond = threading.Condition()
         self.closed = False
@@ -160,8 +160,8 @@ class Suite:
         sys.stdout.flush()
         return ok
 
-    def harness(self, name, elf=None):
-        harness = Harness(self.args.harness, elf or self.args.firmware, os.path.join(self.out, name + ".harness.log"))
+    def harness(self, name, elf=None, extra=()):
+        harness = Harness(self.args.harness, elf or self.args.firmware, os.path.join(self.out, name + ".harness.log"), extra)
         self.processes.append(harness.proc)
         return harness
 
@@ -203,8 +203,8 @@ class Suite:
         self.check("carbridge's replay ends cleanly", status == 0, "exit status %s" % status)
         with open(os.path.join(self.out, "drive.carbridge.log")) as log:
             shown = [line.split("car: ", 1)[1].strip() for line in log if "carbridge: car: " in line]
-        self.check("carbridge shows the car's lines (the ready line, BAT,N)",
-                   "OK car ready failsafe=%d" % FAILSAFE_MS in shown and any(l.startswith("BAT,") for l in shown),
+        self.check("carbridge shows the car's lines (the ready line, the BAT=<volts> status line)",
+                   "OK car ready failsafe=%d" % FAILSAFE_MS in shown and any(l.startswith("BAT=") for l in shown),
                    "carbridge logged %s" % shown)
         frames = [e for e in events if rx_frame(e)]
         runs = [f[2] for i, f in enumerate(frames) if i == 0 or f[2] != frames[i - 1][2]]
@@ -262,11 +262,11 @@ class Suite:
                    "%s %s" % (horn, light))
         self.check("a continuous stream never trips the failsafe",
                    not any(e[0] == "TX" and e[2] == "CAR failsafe stop" for e in events))
-        battery = [e for e in events if e[0] == "TX" and e[2].startswith("BAT,")]
-        # The harness feeds 4.0 V to A0 (8.0 V through the 1:2 divider): 80 %, 79 after the ADC's rounding.
-        self.check("a battery line every 5 s (BAT,79 or 80 from the simulated 8.0 V)",
-                   len(battery) >= 1 and all(b[2] in ("BAT,79", "BAT,80") for b in battery)
-                   and all(4990 <= (b2[1] - b1[1]) / 1000 <= 5010 for b1, b2 in zip(battery, battery[1:])),
+        battery = [e for e in events if e[0] == "TX" and e[2].startswith("BAT")]
+        # The harness feeds 4.0 V to A0 (8.0 V through the 1:2 divider).
+        self.check("a battery line every 2 s (BAT=8.00 from the simulated 8.0 V)",
+                   len(battery) >= 1 and all(b[2] == "BAT=8.00" for b in battery)
+                   and all(1990 <= (b2[1] - b1[1]) / 1000 <= 2010 for b1, b2 in zip(battery, battery[1:])),
                    str(battery))
         # The 20 Hz stream at S=40 straight (from the first M,0,40,1 until the stick turns).
         start = next(e for e in frames if e[2] == "M,0,40,1")
@@ -310,6 +310,19 @@ class Suite:
         if end:
             print("METRIC car_sim_max_lag_ms=%s (simulated time behind wall time, this run)"
                   % end[2].split("max_lag_ms=")[1].split(" ")[0])
+
+    # ---- the battery's status line ----
+
+    def test_battery(self):
+        """A low battery: 3.3 V injected into the ADC's channel 0 reaches the UART as BAT=6.60 every 2 s."""
+        car = self.harness("battery", extra=("--battery-mv", "3300"))
+        first = car.wait(lambda e: e[0] == "TX" and e[2].startswith("BAT"), 10)
+        second = car.wait(lambda e: e[0] == "TX" and e[2].startswith("BAT") and first is not None and e[1] > first[1], 10)
+        car.stop()
+        self.check("the battery line scales the ADC through the divider (3.30 V at A0: BAT=6.60), every 2 s",
+                   first is not None and second is not None and first[2] == second[2] == "BAT=6.60"
+                   and 1990 <= (second[1] - first[1]) / 1000 <= 2010
+                   and 1990 <= first[1] / 1000 <= 2100, "%s %s" % (first, second))
 
     # ---- faults ----
 
@@ -472,6 +485,8 @@ class Suite:
         only = self.args.only
         if only in (None, "drive"):
             self.guarded("drive", self.test_drive)
+        if only in (None, "battery"):
+            self.guarded("battery", self.test_battery)
         if only in (None, "kill9"):
             self.guarded("kill -9", self.test_kill9)
         if only in (None, "quiet"):
@@ -497,7 +512,7 @@ def main():
     parser.add_argument("--harness", required=True)
     parser.add_argument("--firmware", required=True)
     parser.add_argument("--no-failsafe-firmware")
-    parser.add_argument("--only", choices=["drive", "kill9", "quiet", "corrupt", "control"])
+    parser.add_argument("--only", choices=["drive", "battery", "kill9", "quiet", "corrupt", "control"])
     parser.add_argument("--out", default=os.path.join(HERE, "out", time.strftime("%Y%m%d-%H%M%S")))
     args = parser.parse_args()
     for path in (args.carbridge, args.harness):

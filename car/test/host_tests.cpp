@@ -1,9 +1,10 @@
-// Host unit tests of the firmware's parser, motor mixing and failsafe (the same sources the AVR
+// Host unit tests of the firmware's parser, motor mixing, failsafe and battery line (the same sources the AVR
 // build compiles), plus the shared vectors in docs/car-vectors.txt. Usage: host-tests VECTORS_FILE
 #include <stdlib.h>
 #include <string.h>
 #include <string>
 #include <vector>
+#include "../battery.h"
 #include "../car_controller.h"
 #include "test_runner.h"
 
@@ -167,6 +168,35 @@ TEST(failsafe_zero_disables_it) {
     feed(c, "M,0,50,1\n", 0);
     c.tick(100000);
     CHECK(c.moving() && running(c.motors()));
+}
+
+// The battery: the reference divider (10k/10k, AVcc 5 V) as car.ino has it.
+static const car::BatteryDivider HALF = {5000, 10000, 10000};
+
+static std::string batteryLine(uint16_t centivolts) {
+    char line[12];
+    return car::formatBatteryLine(centivolts, line, sizeof line);
+}
+
+TEST(battery_line_has_volts_with_two_decimals) {
+    CHECK(batteryLine(742) == "BAT=7.42");
+    CHECK(batteryLine(800) == "BAT=8.00");
+    CHECK(batteryLine(605) == "BAT=6.05");
+    CHECK(batteryLine(5) == "BAT=0.05");
+    CHECK(batteryLine(65535) == "BAT=655.35");
+}
+
+TEST(battery_scaling_through_the_divider) {
+    // 4.000 V at the pin reads 818 (1023 steps over 5 V): 8.00 V at the battery through 1:2.
+    CHECK(car::batteryCentivolts(818, HALF) == 800);
+    // 3.300 V at the pin reads 675: 6.60 V.
+    CHECK(car::batteryCentivolts(675, HALF) == 660);
+    CHECK(car::batteryCentivolts(0, HALF) == 0);
+    CHECK(car::batteryCentivolts(1023, HALF) == 1000);
+    // 10k over 4.7k: the pin sees 4.7/14.7 of the battery; full scale is 15.64 V.
+    const car::BatteryDivider third = {5000, 10000, 4700};
+    CHECK(car::batteryCentivolts(1023, third) == 1564);
+    CHECK(car::batteryCentivolts(2000, HALF) == 1000);  // out of range: clamped to full scale
 }
 
 /// Decodes a vector file's escapes: \s \r \n \t \\ \xNN.
