@@ -26,6 +26,8 @@ package final class DashboardMetrics: Sendable {
     let rejectedMessages: CoreMetrics.Counter
     let dashboardControls: CoreMetrics.Counter
     let refusedUpgrades: CoreMetrics.Counter
+    let joins: CoreMetrics.Counter
+    let joinsRefused: CoreMetrics.Counter
 
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]
@@ -46,6 +48,8 @@ package final class DashboardMetrics: Sendable {
         "carbridge_dashboard_rejected_messages_total": "Dashboard messages and logins refused (malformed, view-only, over the rate, wrong token).",
         "carbridge_dashboard_controls_total": "Controls the dashboard applied to the drive state machine.",
         "carbridge_dashboard_refused_upgrades_total": "WebSocket upgrades refused because of a foreign Origin.",
+        "carbridge_dashboard_joins_total": "Phones logged in with a join code (the QR code).",
+        "carbridge_dashboard_join_refused_total": "Join requests refused (a spent, old or wrong code, or joining off).",
     ]
 
     /// Makes every metric in a new registry.
@@ -76,6 +80,8 @@ package final class DashboardMetrics: Sendable {
         rejectedMessages = CoreMetrics.Counter(label: "carbridge_dashboard_rejected_messages_total", factory: factory)
         dashboardControls = CoreMetrics.Counter(label: "carbridge_dashboard_controls_total", factory: factory)
         refusedUpgrades = CoreMetrics.Counter(label: "carbridge_dashboard_refused_upgrades_total", factory: factory)
+        joins = CoreMetrics.Counter(label: "carbridge_dashboard_joins_total", factory: factory)
+        joinsRefused = CoreMetrics.Counter(label: "carbridge_dashboard_join_refused_total", factory: factory)
         for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
         linkUp.record(0)
         speed.record(0)

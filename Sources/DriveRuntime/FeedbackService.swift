@@ -76,7 +76,7 @@ public final class FeedbackService: RunService, RunSubscriber {
                 closeMotor(key: change.key)
                 closeCentring(key: change.key)
             }
-        case .carLine, .notice, .logLine, .handsFree, .feedback:
+        case .carLine, .notice, .logLine, .handsFree, .feedback, .join:
             break
         }
     }
