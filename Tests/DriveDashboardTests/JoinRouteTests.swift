@@ -75,6 +75,17 @@ final class JoinRouteTests: XCTestCase {
         XCTAssertTrue(text.contains("carbridge_dashboard_join_refused_total 3"), text)
     }
 
+    func testOnlyLoopbackPeersCountAsTheKiosksOwnScreen() {
+        XCTAssertTrue(DashboardServer.isLoopback("127.0.0.1"))
+        XCTAssertTrue(DashboardServer.isLoopback("127.3.0.1"))
+        XCTAssertTrue(DashboardServer.isLoopback("::1"))
+        XCTAssertTrue(DashboardServer.isLoopback("::ffff:127.0.0.1"))
+        XCTAssertFalse(DashboardServer.isLoopback("192.168.1.20"))
+        XCTAssertFalse(DashboardServer.isLoopback("::ffff:192.168.1.20"))
+        XCTAssertFalse(DashboardServer.isLoopback("fe80::1"))
+        XCTAssertFalse(DashboardServer.isLoopback(nil), "a peer without an address (a Unix socket) is not trusted")
+    }
+
     func testJoiningIsRefusedWhenOff() throws {
         let server = DashboardServer(
             access: DashboardAccess(controls: true, token: "0123456789abcdef"), hub: DashboardHub { _, _ in }, metrics: DashboardMetrics())

@@ -6,7 +6,8 @@ loses its controls when the turn ends (the car gets E,0,0,0) and a new code is s
 The kiosk's own screen is the suite's browser on 127.0.0.1 (view only, no cookie: the code is shown to
 loopback connections); the phones are fresh Chromium profiles. Called from dashboard_test.py's main.
 """
-import os, subprocess, time
+import json, os, subprocess, time
+import websocket  # python3-websocket
 from harness import Car, Carbridge, free_port, wait_http
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -67,14 +68,39 @@ def write_pgm(block, path, scale=6):
                 f.write(line)
 
 
-def _run(args, name, config_text, car):
+def external_ipv4s():
+    """This machine's IPv4 addresses other than loopback (`ip -4 -o addr show up`)."""
+    try:
+        out = subprocess.run(["ip", "-4", "-o", "addr", "show", "up"], capture_output=True, text=True, timeout=5).stdout
+    except Exception:
+        return []
+    return [f.split()[3].split("/")[0] for f in out.splitlines() if len(f.split()) > 3 and f.split()[1] != "lo"]
+
+
+def join_message(address, port):
+    """The first `join` message a view-only WebSocket connected to ADDRESS gets (None: none within 3 s)."""
+    ws = websocket.create_connection("ws://%s:%d/ws" % (address, port), origin="http://%s:%d" % (address, port), timeout=3)
+    try:
+        end = time.monotonic() + 3
+        while time.monotonic() < end:
+            message = json.loads(ws.recv())
+            if message.get("type") == "join":
+                return message
+    except Exception:
+        return None
+    finally:
+        ws.close()
+    return None
+
+
+def _run(args, name, config_text, car, listen="127.0.0.1"):
     port = free_port()
     config = os.path.join(args.out, "join-%s.toml" % name)
     with open(config, "w") as f:
         f.write(config_text)
-    cb = Carbridge(args.bin, ["--config", config, "--link", "tcp://127.0.0.1:%d" % car.port, "--dashboard", "127.0.0.1:%d" % port],
+    cb = Carbridge(args.bin, ["--config", config, "--link", "tcp://127.0.0.1:%d" % car.port, "--dashboard", "%s:%d" % (listen, port)],
                    os.path.join(args.out, "join-%s.log" % name))
-    return cb, "http://127.0.0.1:%d" % port
+    return cb, "http://127.0.0.1:%d" % port, port
 
 
 def join_part(args, driver, make_browser, checks):
@@ -84,13 +110,26 @@ def join_part(args, driver, make_browser, checks):
     cb = None
     try:
         # --- join = "once": what is shown decodes to the URL; a phone joins; the spent URL is refused.
-        cb, base = _run(args, "once", '[dashboard]\ncontrols = true\ntoken = "%s"\njoin = "once"\n' % TOKEN, car)
+        # On a wildcard address when this machine has another one than loopback: the join URL is then that
+        # address (getifaddrs), and a view-only browser connecting through it must not get the code.
+        externals = external_ipv4s()
+        cb, base, port = _run(args, "once", '[dashboard]\ncontrols = true\ntoken = "%s"\njoin = "once"\n' % TOKEN, car,
+                              listen="0.0.0.0" if externals else "127.0.0.1")
+        join_base = "http://%s:%d" % (externals[0] if externals else "127.0.0.1", port)
         checks.check("join: dashboard up", wait_http(base + "/") == 200)
         car.wait(lambda c: c.connections >= 1 and len(c.texts()) >= 1)
         driver.get(base + "/")
-        checks.check("join: the kiosk's screen (loopback) shows the code",
-                     _wait(driver, lambda d: _shown_url(d).startswith(base + "/join?code=")), _shown_url(driver))
+        checks.check("join: the kiosk's screen (loopback) shows the code, at this machine's address",
+                     _wait(driver, lambda d: _shown_url(d).startswith(join_base + "/join?code=")), _shown_url(driver))
         url = _shown_url(driver)
+        if externals:
+            far = join_message(externals[0], port)
+            checks.check("join: a view-only browser from another address is not given the code",
+                         far is not None and "url" not in far, str(far))
+            near = join_message("127.0.0.1", port)
+            checks.check("join: ... one on loopback is", near is not None and near.get("url") == url, str(near)[:120])
+        else:
+            print("SKIP join: no non-loopback IPv4 address: the view-only-elsewhere check needs one", flush=True)
         shot = os.path.join(args.out, "join-qr.png")
         driver.find_element(By.ID, "join-qr").screenshot(shot)
         decoded = zbar(shot)
@@ -113,6 +152,8 @@ def join_part(args, driver, make_browser, checks):
         checks.check("join: the phone lands on the page with controls",
                      _wait(phone, lambda d: _body(d, "data-controls") == "true") and "code=" not in phone.current_url,
                      phone.current_url)
+        checks.check("join: with controls, the phone is shown the next code too",
+                     _wait(phone, lambda d: _shown_url(d).startswith(join_base) and _shown_url(d) != url), _shown_url(phone))
         cookie = {c["name"]: c for c in phone.get_cookies()}.get("carbridge_session", {})
         checks.check("join: its session cookie is HttpOnly SameSite=Strict",
                      cookie.get("httpOnly") is True and cookie.get("sameSite") == "Strict", str(cookie))
@@ -131,13 +172,13 @@ def join_part(args, driver, make_browser, checks):
         checks.check("join: ... which gets no controls",
                      _wait(stranger, lambda d: _body(d, "data-controls") == "false"), _body(stranger, "data-controls"))
         checks.check("join: a view-only browser on this machine (as the kiosk's screen is) is shown the code",
-                     _wait(stranger, lambda d: _shown_url(d).startswith(base)), _shown_url(stranger))
+                     _wait(stranger, lambda d: _shown_url(d).startswith(join_base)), _shown_url(stranger))
         cb.stop()
         cb = None
 
         # --- join = "per-turn": the phone drives one 2 s turn, then loses its controls; a new code is shown.
         phone.delete_all_cookies()
-        cb, base = _run(args, "per-turn",
+        cb, base, port = _run(args, "per-turn",
                         '[kiosk]\nsession_limit_s = 2\n[dashboard]\ncontrols = true\ntoken = "%s"\njoin = "per-turn"\n' % TOKEN, car)
         wait_http(base + "/")
         car.wait(lambda c: c.connections >= 2)
