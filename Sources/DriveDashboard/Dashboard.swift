@@ -84,7 +84,7 @@ package final class Dashboard: RunSessionExtension {
             case .success(let base):
                 core.startJoins(joins, base: base, perTurn: settings.join == .perTurn, sessions: sessions)
                 logger.notice("dashboard: phones join by the QR code (live view and page) at \(base)/join (one code, one phone)")
-                if base.contains("://127.") || base.contains("://localhost") || base.contains("://[::1]") {
+                if settings.url == nil && address.isLoopback {
                     logger.notice("dashboard: \(base) is this machine only: phones need [dashboard] url (or a listen address they reach)")
                 }
             case .failure(let reason):
