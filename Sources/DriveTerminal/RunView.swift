@@ -27,7 +27,8 @@ public enum RunView {
         if let rider = snapshot.handsFree { lines.append(riderLine(rider)) }
         lines.append("")
         lines.append("From the car:")
-        let budget = max(3, rows - lines.count - 6)
+        // The join URL takes a line of its own (`withJoin`).
+        let budget = max(3, rows - lines.count - 6 - (snapshot.join == nil ? 0 : 1))
         let carLines = snapshot.carLines.suffix(budget / 2 + 1)
         if carLines.isEmpty { lines.append("  (nothing yet)") }
         for line in carLines { lines.append("  \(timeText(line.time))  \(line.text)") }
@@ -61,11 +62,11 @@ public enum RunView {
         var body = Array(lines.dropFirst())
         if body.count < join.lines.count { body += Array(repeating: "", count: join.lines.count - body.count) }
         for (index, text) in body.enumerated() where head.count < rows {
-            let shown = clip(text, left)
             guard index < join.lines.count else {
-                head.append(shown)
+                head.append(clip(text, columns))
                 continue
             }
+            let shown = clip(text, left)
             let padding = String(repeating: " ", count: max(0, left - shown.count) + 2)
             head.append(shown + padding + joinColours + join.lines[index] + resetColours)
         }

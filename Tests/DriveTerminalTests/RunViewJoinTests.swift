@@ -5,9 +5,9 @@ import XCTest
 
 /// The live view with the dashboard's join code: the URL line, the QR code beside the other lines.
 final class RunViewJoinTests: XCTestCase {
-    private let code = ["████", "█▀▄█", "█  █"]
+    let code = ["████", "█▀▄█", "█  █"]
 
-    private func screenLines(_ snapshot: RunSnapshot, columns: Int, rows: Int) -> [String] {
+    func screenLines(_ snapshot: RunSnapshot, columns: Int, rows: Int) -> [String] {
         let screen = RunView.render(snapshot, columns: columns, rows: rows)
         return screen.dropFirst("\u{1B}[H\u{1B}[2J".count).split(separator: "\r\n", omittingEmptySubsequences: false).map(String.init)
     }
@@ -34,5 +34,17 @@ final class RunViewJoinTests: XCTestCase {
         let lines = screenLines(snapshot, columns: 33, rows: 24)
         XCTAssertTrue(lines[2].hasPrefix("(the join QR code needs"), lines[2])
         XCTAssertFalse(lines.joined().contains("▀"))
+    }
+}
+
+extension RunViewJoinTests {
+    func testTheKeysLineStaysOnAFullScreen() {
+        var snapshot = RunSnapshot(linkName: "tcp://car:23", linkStatus: "up", notices: (0..<40).map { "notice \($0)" })
+        snapshot.join = JoinInvitation(url: "http://10.0.0.2:8080/join?code=abc", lines: code)
+        let lines = screenLines(snapshot, columns: 80, rows: 24).filter { !$0.isEmpty }
+        snapshot.join = nil
+        let without = screenLines(snapshot, columns: 80, rows: 24).filter { !$0.isEmpty }
+        XCTAssertLessThanOrEqual(lines.count, 24)
+        XCTAssertEqual(lines.last, without.last, "the last line is the keys, as without a code")
     }
 }
