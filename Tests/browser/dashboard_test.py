@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The dashboard in a real browser (headless Chromium through Selenium), its security checks over raw
 HTTP/WebSocket, /metrics through a Prometheus text parser, the hands-free rider panel (rider_panel.py),
+joining by QR code (join_part.py),
 and the stream's jitter with 0 and 5 browsers connected. Prints PASS/FAIL lines and `N passed, N failed`.
 
 Usage: /usr/bin/python3 Tests/browser/dashboard_test.py --bin .build/debug/carbridge --out DIR [--screenshot docs/dashboard.png]
