@@ -61,7 +61,7 @@ package final class Dashboard: RunSessionExtension {
         core.hub = hub
         core.publish()
         let sessions = SessionStore()
-        let joins = settings.showsJoinCode ? JoinCodes() : nil
+        let joins = settings.showsJoinCode ? JoinCodes(sessionLimit: sessions.limit) : nil
         let server = DashboardServer(
             access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
             metrics: metrics, joins: joins)

@@ -13,12 +13,16 @@ package final class JoinCodes: @unchecked Sendable {
     private var codeGeneration = 0
     private var joinedSessions: [String] = []
     private let makeCode: @Sendable () -> String
+    /// How many joined sessions are remembered: as many as the session store keeps (an older one is no
+    /// longer valid there anyway), so a kiosk that never ends a turn does not collect them for ever.
+    package let sessionLimit: Int
 
     /// Random bytes per code: 96 bits, 16 characters of base64url.
     package static let codeBytes = 12
 
     /// Starts with a fresh random code; `makeCode` replaces the generator (tests).
-    package init(makeCode: @escaping @Sendable () -> String = JoinCodes.randomCode) {
+    package init(sessionLimit: Int = 64, makeCode: @escaping @Sendable () -> String = JoinCodes.randomCode) {
+        self.sessionLimit = sessionLimit
         self.makeCode = makeCode
         code = makeCode()
     }
@@ -41,7 +45,10 @@ package final class JoinCodes: @unchecked Sendable {
 
     /// Remembers that session `id` was made by a join (revoked at the end of a turn with `"per-turn"`).
     package func joined(session id: String) {
-        lock.withLock { joinedSessions.append(id) }
+        lock.withLock {
+            joinedSessions.append(id)
+            if joinedSessions.count > sessionLimit { joinedSessions.removeFirst(joinedSessions.count - sessionLimit) }
+        }
     }
 
     /// The sessions made by a join and not yet revoked.

@@ -35,6 +35,12 @@ final class JoinCodesTests: XCTestCase {
         XCTAssertEqual(joins.endTurn(), [], "forgotten once handed back")
     }
 
+    func testJoinedSessionsAreBoundedLikeTheSessionStore() {
+        let joins = JoinCodes(sessionLimit: 3)
+        for id in ["a", "b", "c", "d", "e"] { joins.joined(session: id) }
+        XCTAssertEqual(joins.sessions, ["c", "d", "e"], "the oldest go first")
+    }
+
     func testRevokedSessionsNoLongerGrantControls() {
         let sessions = SessionStore()
         let kept = sessions.create()

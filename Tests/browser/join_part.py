@@ -196,8 +196,10 @@ def join_part(args, driver, make_browser, checks):
         after_join = _shown_url(driver)
         checks.check("per-turn: the turn's end stops the car (E,0,0,0)",
                      car.wait(lambda c: "E,0,0,0" in c.texts()[start:], 4), str(car.texts()[start:][-4:]))
-        checks.check("per-turn: the phone's controls are taken at the turn's end",
-                     _wait(phone, lambda d: _body(d, "data-controls") == "false", 3), _body(phone, "data-controls"))
+        checks.check("per-turn: the phone's controls are taken at the turn's end, and it is told why",
+                     _wait(phone, lambda d: _body(d, "data-controls") == "false", 3)
+                     and "your turn is over" in phone.find_element(By.ID, "controls-note").text,
+                     "%s: %s" % (_body(phone, "data-controls"), phone.find_element(By.ID, "controls-note").text))
         checks.check("per-turn: a new code is shown for the next turn",
                      _wait(driver, lambda d: _shown_url(d) not in ("", url, after_join), 3), "%s / %s" % (after_join, _shown_url(driver)))
         before = len(car.texts())
