@@ -41,6 +41,10 @@ let package = Package(
         .systemLibrary(
             name: "CBluetooth", path: "Sources/CBluetooth", pkgConfig: "bluez",
             providers: [.apt(["libbluetooth-dev"])]),
+        // libqrencode: the dashboard's join QR code (DriveDashboard only, so `carbridge` never links it).
+        .systemLibrary(
+            name: "CQRencode", path: "Sources/CQRencode", pkgConfig: "libqrencode",
+            providers: [.apt(["libqrencode-dev"])]),
         // sd-bus, forwarded to libsystemd.so.0 loaded on first use (dlopen): only D-Bus (BlueZ) needs it, and
         // linking it mapped seven libraries at every start. Needs libsystemd-dev's header only.
         .target(name: "CSDBus", path: "Sources/CSDBus"),
@@ -103,6 +107,7 @@ let package = Package(
             name: "DriveDashboard",
             dependencies: [
                 "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveRuntime", "DriveBluetooth", "DriveMapping",
+                "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

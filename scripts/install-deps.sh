@@ -18,8 +18,9 @@ if [ "${1:-}" = "--check-car" ]; then
 fi
 # libtomlplusplus-dev: the config reader (toml++, header-only, compiled into the binary: no runtime dependency).
 # mmdebstrap and e2fsprogs (mkfs.ext4 -d): the Debian system stage's root file system (Tests/system/run.sh).
+# libqrencode-dev: the dashboard's join QR code (carbridge-dashboard only).
 # valgrind: the bench stage counts instructions per event with callgrind (scripts/bench.sh --check).
-packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config iproute2 dbus-daemon mmdebstrap e2fsprogs valgrind "$@")
+packages=(libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev libqrencode-dev pkg-config iproute2 dbus-daemon mmdebstrap e2fsprogs valgrind "$@")
 mapfile -t missing < <(missing_of "${packages[@]}")
 mapfile -t missing_car < <(missing_of "${car_packages[@]}")
 [ ${#missing[@]} -eq 0 ] && [ ${#missing_car[@]} -eq 0 ] && exit 0

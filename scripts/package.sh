@@ -21,7 +21,7 @@ scratch=$root/.build-release
 
 # lintian and man-db are for Tests/package/check.sh (the CI stage runs it right after this script).
 # libstdc++-12-dev: the static libstdc++.a linked in (below).
-tools=(debhelper dpkg-dev lintian man-db libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev pkg-config
+tools=(debhelper dpkg-dev lintian man-db libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev libtomlplusplus-dev libqrencode-dev pkg-config
        libstdc++-12-dev)
 missing=()
 for p in "${tools[@]}"; do

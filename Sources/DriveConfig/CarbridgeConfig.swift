@@ -92,6 +92,52 @@ public struct CarbridgeConfig: Sendable {
         /// `token`: the secret a browser presents once to get controls (then a cookie); required for
         /// controls whenever `listen` is not a loopback address. nil = no token.
         public var token: String? = ConfigKeys.token.defaultValue
+        /// `join`: whether a QR code of a one-time join URL is shown, and how long a joined phone keeps control.
+        public var join: JoinMode = ConfigKeys.join.defaultValue
+        /// `url`: `SCHEME://HOST[:PORT]` phones use to reach the dashboard; nil = worked out at start.
+        public var url: String? = ConfigKeys.dashboardURL.defaultValue
+
+        /// The defaults (no dashboard).
+        public init() {}
+
+        /// The scheme the dashboard serves (the join URL's, when `url` is not set).
+        public var scheme: String { "http" }
+
+        /// True when the join QR code is shown: controls with a token (a join is the token's alternative).
+        public var showsJoinCode: Bool { join != .off && controls && token != nil }
+
+        /// `text` as a `url` value (`SCHEME://HOST[:PORT]`, a trailing `/` dropped), or why it is not one.
+        public static func validatedURL(_ text: String) throws(ConfigValueError) -> String {
+            var rest = Substring(text)
+            if rest.hasSuffix("/") { rest = rest.dropLast() }
+            let scheme: String
+            if rest.hasPrefix("http://") {
+                scheme = "http://"
+            } else if rest.hasPrefix("https://") {
+                scheme = "https://"
+            } else {
+                throw ConfigValueError("must start with http:// or https:// (e.g. \"http://kiosk.local:8080\")")
+            }
+            let authority = rest.dropFirst(scheme.count)
+            guard !authority.isEmpty,
+                authority.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"/?#@\\\"'<>".utf8.contains($0) })
+            else {
+                throw ConfigValueError("must be SCHEME://HOST[:PORT] with no path, query or user (e.g. \"http://kiosk.local:8080\")")
+            }
+            // The port: after `]:` for an [IPv6] host, after the last `:` otherwise.
+            let hostEnd = authority.first == "[" ? authority.firstIndex(of: "]") : authority.startIndex
+            guard let hostEnd else { throw ConfigValueError("an [IPv6] host needs its closing ]") }
+            let colon = authority[hostEnd...].lastIndex(of: ":")
+            if let colon {
+                guard let number = Int(authority[authority.index(after: colon)...]), (1...65_535).contains(number) else {
+                    throw ConfigValueError("the port after the host must be 1-65535")
+                }
+            }
+            guard authority[..<(colon ?? authority.endIndex)].count > 0 else {
+                throw ConfigValueError("must be SCHEME://HOST[:PORT]: the host is missing")
+            }
+            return scheme + authority
+        }
 
         /// The problem with this combination, if any (also checked for `run --dashboard`).
         public var problem: String? {
@@ -104,6 +150,16 @@ public struct CarbridgeConfig: Sendable {
     public struct Car: Sendable {
         /// `low_battery`: the status key and the value below which the car's battery is low; nil = not watched.
         public var lowBattery: LowBatteryRule? = ConfigKeys.lowBattery.defaultValue
+    }
+
+    /// `[dashboard] join`: the QR code of a one-time join URL.
+    public enum JoinMode: String, CaseIterable, Sendable {
+        /// No QR code.
+        case off
+        /// Every code logs in one phone, once.
+        case once
+        /// As `once`, and a joined phone loses control when its kiosk turn ends.
+        case perTurn = "per-turn"
     }
 
     /// `[kiosk]`: policies for an unattended exhibit.
@@ -266,6 +322,13 @@ public struct CarbridgeConfig: Sendable {
     public var dashboard: Dashboard = Dashboard()
     /// `[car]`.
     public var car: Car = Car()
+
+    /// The problem with `[dashboard] join`, if any: "per-turn" ends a phone's control with the kiosk turn,
+    /// so without turns it would silently be "once".
+    public var joinProblem: String? {
+        guard dashboard.join == .perTurn, kiosk.sessionLimit == nil else { return nil }
+        return "join = \"per-turn\" needs [kiosk] session_limit_s (a turn to end); use \"once\" without a turn limit"
+    }
     /// `[buttons]`: short-press bindings (resolved at load: see `mapping`).
     public internal(set) var buttons: [Binding] = CarbridgeConfig.defaultButtons
     /// `[buttons.long_press]`: long-press bindings.

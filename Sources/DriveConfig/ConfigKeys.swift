@@ -571,6 +571,34 @@ public enum ConfigKeys {
         return token
     }
 
+    /// `[dashboard] join`.
+    public static let join: ConfigKey<CarbridgeConfig.JoinMode> = .choice(
+        "dashboard", "join", default: CarbridgeConfig.JoinMode.once,
+        doc: "Show a QR code of a one-time join URL (live view and page) that logs a phone in with controls.",
+        details: [
+            "Shown when controls = true and a token is set. Each code logs in one phone, once.",
+            "  \"off\"       no QR code (the token alone)",
+            "  \"once\"      every code works once; the next phone scans the next code (default)",
+            "  \"per-turn\"  as once, and a joined phone loses control when its kiosk turn ends",
+            "              ([kiosk] session_limit_s); a fresh code is shown then",
+        ],
+        at: \.dashboard.join)
+
+    /// `[dashboard] url`.
+    public static let dashboardURL: ConfigKey<String?> = ConfigKey(
+        "dashboard", "url", .string, default: .string(""),
+        doc: "How phones reach the dashboard (the join URL's start), e.g. \"http://kiosk.local:8080\"; \"\" = guess.",
+        details: [
+            "SCHEME://HOST[:PORT], no path. \"\" = the listen address if it is a specific one, else this",
+            "machine's first non-loopback IPv4 address.",
+        ],
+        at: \.dashboard.url
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        if text.isEmpty { return nil }
+        return try CarbridgeConfig.Dashboard.validatedURL(text)
+    }
+
     // MARK: The tables
 
     /// Every table, in the order the loader reads them and the reference lists them.
@@ -622,9 +650,12 @@ public enum ConfigKeys {
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(
             "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
-            keys: [listen, controls, token],
+            keys: [listen, controls, token, join, dashboardURL],
             // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
-            rule: { config in config.dashboard.problem.map { ($0, [ConfigKeys.controls.name, ConfigKeys.listen.name]) } }),
+            rule: { config in
+                if let problem = config.dashboard.problem { return (problem, [ConfigKeys.controls.name, ConfigKeys.listen.name]) }
+                return config.joinProblem.map { ($0, [ConfigKeys.join.name]) }
+            }),
         ConfigTableDeclaration(
             "buttons",
             doc: "Button (libevdev name, or a D-pad direction like \"ABS_HAT0X-\") = action; deadman = hold to drive.",

@@ -26,6 +26,8 @@ public struct RunSnapshot: Sendable {
     public var batteryWarning: String?
     /// The most recent feedback events (what the pad's rumble plays), oldest first.
     public var feedback: [(time: Instant, event: FeedbackEvent)]
+    /// The dashboard's join URL and its QR code for a terminal, while one is shown.
+    public var join: JoinInvitation?
 
     /// Creates a snapshot (by default: engine off, nothing sent, nothing heard).
     public init(

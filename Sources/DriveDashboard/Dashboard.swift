@@ -60,7 +60,11 @@ package final class Dashboard: RunSessionExtension {
         }
         core.hub = hub
         core.publish()
-        let server = DashboardServer(access: DashboardAccess(controls: settings.controls, token: settings.token), hub: hub, metrics: metrics)
+        let sessions = SessionStore()
+        let joins = settings.showsJoinCode ? JoinCodes(sessionLimit: sessions.limit) : nil
+        let server = DashboardServer(
+            access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
+            metrics: metrics, joins: joins)
         let port: Int
         do {
             port = try server.start(address: address)
@@ -75,6 +79,18 @@ package final class Dashboard: RunSessionExtension {
         let shown = ListenAddress(host: address.host, port: port)
         let mode = settings.controls ? (settings.token != nil ? "controls with the token" : "controls") : "view only"
         logger.notice("dashboard on http://\(shown)/ (\(mode)); metrics on http://\(shown)/metrics")
+        if let joins {
+            switch JoinAddress.base(settings: settings, port: port) {
+            case .success(let base):
+                core.startJoins(joins, base: base, perTurn: settings.join == .perTurn, sessions: sessions)
+                logger.notice("dashboard: phones join by the QR code (live view and page) at \(base)/join (one code, one phone)")
+                if settings.url == nil && address.isLoopback {
+                    logger.notice("dashboard: \(base) is this machine only: phones need [dashboard] url (or a listen address they reach)")
+                }
+            case .failure(let reason):
+                logger.warning("dashboard: no join QR code: \(reason)")
+            }
+        }
     }
 
     package func stop() {
@@ -104,6 +120,13 @@ final class DashboardLoop: RunSubscriber {
     /// Where the search's outcomes are logged (nil: nowhere).
     var logger: Logger?
     private var steering = SteeringGuard()
+    private var joins: JoinCodes?
+    private var joinBase = ""
+    private var joinPerTurn = false
+    private var sessions: SessionStore?
+    private var joinShown: Int?
+    /// Connections whose controls were revoked (their messages still in the mailbox are ignored).
+    private var revokedClients: Set<Int> = []
     private let makeScanner: () -> any BluetoothScanning
     private let saveLink: LinkSaver
     private var search = BluetoothSearch()
@@ -153,8 +176,64 @@ final class DashboardLoop: RunSubscriber {
             run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed, bluetooth: search.state))
     }
 
+    /// Shows join codes (`[dashboard] join`): `base` is `SCHEME://HOST:PORT`; with `perTurn`, the sessions
+    /// made by a join are revoked in `sessions` when a kiosk turn ends.
+    func startJoins(_ joins: JoinCodes, base: String, perTurn: Bool, sessions: SessionStore) {
+        self.joins = joins
+        joinBase = base
+        joinPerTurn = perTurn
+        self.sessions = sessions
+        publishJoin()
+    }
+
+    /// Shows the current join code, if it changed: its URL and QR code to the page (through the hub) and to
+    /// the live view (a `RunEvent.join` with the terminal lines ready, so DriveTerminal needs no encoder).
+    private func publishJoin() {
+        guard let joins, let hub else { return }
+        let current = joins.current
+        guard current.generation != joinShown else { return }
+        joinShown = current.generation
+        let url = joinBase + "/join?code=" + current.code
+        do {
+            let code = try QRCode(encoding: url)
+            hub.publishJoin(DashboardHub.JoinPage(url: url, svg: code.svg()))
+            bridge.events.publish(.join(JoinInvitation(url: url, lines: code.terminalLines)))
+        } catch {
+            logger?.warning("dashboard: no join QR code: \(error)")
+            hub.publishJoin(nil)
+            bridge.events.publish(.join(nil))
+        }
+    }
+
+    /// A kiosk turn ended with `join = "per-turn"`: the phones that joined lose their controls (a steering
+    /// one is lost input, as if it had disconnected) and a fresh code is shown.
+    private func turnEnded() {
+        guard joinPerTurn, let joins, let hub else { return }
+        let ended = joins.endTurn()
+        sessions?.revoke(ended)
+        let clients = hub.revoke(sessions: ended)
+        if !clients.isEmpty { bridge.note("turn over: \(clients.count) joined phone(s) lost control; scan the new code") }
+        revoked(clients: clients)
+        publishJoin()
+    }
+
+    /// The connections `clients` lost their controls: each is handled as if it had disconnected.
+    func revoked(clients: [Int]) {
+        let now = loop.now()
+        var controls: [Control] = []
+        for client in clients {
+            revokedClients.insert(client)
+            controls += steering.disconnected(client, at: now)
+        }
+        apply(controls)
+        timer.arm(at: steering.nextDeadline)
+        publish()
+    }
+
     /// An event from a browser connection with controls.
     func handle(_ event: DashboardHub.ClientEvent, from client: Int) {
+        if case .joinCodeSpent = event { return publishJoin() }
+        if case .disconnected = event { revokedClients.remove(client) } else if revokedClients.contains(client) { return }
         let now = loop.now()
         let wasSteering = steering.hasSteeringClient
         let controls: [Control]
@@ -167,6 +246,7 @@ final class DashboardLoop: RunSubscriber {
             case .control, .ping: break
             }
         case .disconnected: controls = steering.disconnected(client, at: now)
+        case .joinCodeSpent: controls = []
         }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
@@ -257,6 +337,8 @@ final class DashboardLoop: RunSubscriber {
             if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
             if step.control == .inputLost { metrics.inputLostStops.increment() }
             metrics.drive(step.state)
+            // After the other subscribers have heard of the turn's end (its engine-off step).
+            if case .turnLimit? = step.timedStop, joinPerTurn { loop.execute { [weak self] in self?.turnEnded() } }
         case .link(let state):
             linkChanged(to: state)
         case .carLine:
@@ -264,7 +346,7 @@ final class DashboardLoop: RunSubscriber {
             metrics.carStatus(model.snapshot.carStatus)
         case .carBattery(let change, _):
             metrics.carLowBattery.record(change.isLow ? 1 : 0)
-        case .notice, .logLine, .device, .handsFree, .feedback:
+        case .notice, .logLine, .device, .handsFree, .feedback, .join:
             break
         }
         // Only a change the browsers can see is published (the model's, or the frames kept here).

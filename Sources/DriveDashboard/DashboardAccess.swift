@@ -128,6 +128,12 @@ package final class SessionStore: @unchecked Sendable {
         return id
     }
 
+    /// Forgets the sessions `ids` (a join's session at the end of its kiosk turn): they no longer grant controls.
+    package func revoke(_ ids: [String]) {
+        guard !ids.isEmpty else { return }
+        lock.withLock { sessions.removeAll { ids.contains($0) } }
+    }
+
     /// True when `id` was handed out (and not evicted).
     package func isValid(_ id: String?) -> Bool {
         guard let id, id.utf8.count == 32 else { return false }

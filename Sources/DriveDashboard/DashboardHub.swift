@@ -18,6 +18,16 @@ package final class DashboardHub: @unchecked Sendable {
         case message(ClientMessage)
         /// The connection (with controls) is gone.
         case disconnected
+        /// A phone spent the join code (`GET /join`): show the next one.
+        case joinCodeSpent
+    }
+
+    /// The join code as the page shows it (`[dashboard] join`).
+    package struct JoinPage: Hashable, Sendable {
+        /// The URL a phone opens.
+        package var url: String
+        /// Its QR code as an SVG image.
+        package var svg: String
     }
 
     private let lock = ConditionLock()
@@ -25,6 +35,10 @@ package final class DashboardHub: @unchecked Sendable {
     private var version: UInt64 = 0
     private var cachedJSON: (version: UInt64, at: Instant, text: String)?
     private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+    private var sessionsOfClients: [Int: String] = [:]
+    private var revokedClients: Set<Int> = []
+    private var join: JoinPage?
+    private var joinVersion = 0
     private var nextClient = 1
     private let deliver: @Sendable (Int, ClientEvent) -> Void
 
@@ -45,17 +59,48 @@ package final class DashboardHub: @unchecked Sendable {
         for continuation in waiting { continuation.yield() }
     }
 
+    /// A new join code for the page (loop thread; nil: none shown): every connection is woken.
+    package func publishJoin(_ page: JoinPage?) {
+        lock.lock()
+        join = page
+        joinVersion += 1
+        let waiting = Array(subscribers.values)
+        lock.unlock()
+        for continuation in waiting { continuation.yield() }
+    }
+
+    /// Takes controls from the connections that hold one of `sessions` (a joined phone at the end of its
+    /// turn) and wakes them, so each tells its browser at once; returns their ids.
+    package func revoke(sessions: [String]) -> [Int] {
+        guard !sessions.isEmpty else { return [] }
+        lock.lock()
+        let clients = sessionsOfClients.filter { sessions.contains($0.value) }.map(\.key)
+        revokedClients.formUnion(clients)
+        let waiting = clients.compactMap { subscribers[$0] }
+        lock.unlock()
+        for continuation in waiting { continuation.yield() }
+        return clients
+    }
+
     // MARK: web side
+
+    /// True when connection `id` lost its controls (`revoke`).
+    package func isRevoked(_ id: Int) -> Bool { lock.withLock { revokedClients.contains(id) } }
+
+    /// The join code for the page and its version (moves whenever it changes).
+    package func latestJoin() -> (version: Int, page: JoinPage?) { lock.withLock { (joinVersion, join) } }
 
     /// A new connection's id, its wake-ups (the first one is already there: send the current state)
     /// and their continuation (for the connection's own delayed wake-ups).
-    package func subscribe() -> (id: Int, wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation) {
+    /// `session`: the session the connection holds, if any (for `revoke`).
+    package func subscribe(session: String? = nil) -> (id: Int, wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation) {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         continuation.yield()
         lock.lock()
         let id = nextClient
         nextClient += 1
         subscribers[id] = continuation
+        if let session { sessionsOfClients[id] = session }
         lock.unlock()
         return (id, stream, continuation)
     }
@@ -64,6 +109,8 @@ package final class DashboardHub: @unchecked Sendable {
     package func unsubscribe(_ id: Int) {
         lock.lock()
         let continuation = subscribers.removeValue(forKey: id)
+        sessionsOfClients[id] = nil
+        revokedClients.remove(id)
         lock.unlock()
         continuation?.finish()
     }

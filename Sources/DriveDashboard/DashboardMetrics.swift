@@ -28,6 +28,8 @@ package final class DashboardMetrics: Sendable {
     let refusedUpgrades: CoreMetrics.Counter
     let carLowBattery: CoreMetrics.Gauge
     private let carStatusGauges: CarStatusGauges
+    let joins: CoreMetrics.Counter
+    let joinsRefused: CoreMetrics.Counter
 
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]
@@ -49,6 +51,8 @@ package final class DashboardMetrics: Sendable {
         "carbridge_dashboard_controls_total": "Controls the dashboard applied to the drive state machine.",
         "carbridge_dashboard_refused_upgrades_total": "WebSocket upgrades refused because of a foreign Origin.",
         "carbridge_car_low_battery": "1 while the car's battery is below [car] low_battery, else 0.",
+        "carbridge_dashboard_joins_total": "Phones logged in with a join code (the QR code).",
+        "carbridge_dashboard_join_refused_total": "Join requests refused (a spent, old or wrong code, or joining off).",
     ]
 
     /// Makes every metric in a new registry.
@@ -81,6 +85,8 @@ package final class DashboardMetrics: Sendable {
         refusedUpgrades = CoreMetrics.Counter(label: "carbridge_dashboard_refused_upgrades_total", factory: factory)
         carLowBattery = CoreMetrics.Gauge(label: "carbridge_car_low_battery", factory: factory)
         carStatusGauges = CarStatusGauges(registry: registry)
+        joins = CoreMetrics.Counter(label: "carbridge_dashboard_joins_total", factory: factory)
+        joinsRefused = CoreMetrics.Counter(label: "carbridge_dashboard_join_refused_total", factory: factory)
         for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
         linkUp.record(0)
         speed.record(0)

@@ -112,6 +112,13 @@ input[type=password] { font-size:1.1em; padding:.3em; }
     </form>
     <div id="controls-note"></div>
   </section>
+  <section id="join-section" class="hidden">
+    <h2>Join from a phone</h2>
+    <style>#join-qr svg { width:260px; height:260px; max-width:100%; } #join-url { font:15px/1.4 ui-monospace, monospace; word-break:break-all; color:var(--dim); }</style>
+    <div id="join-qr"></div>
+    <div id="join-url"></div>
+    <div>Scan to drive: each code works once.</div>
+  </section>
   <section id="bt-section" class="hidden">
     <h2>Bluetooth</h2>
     <button id="bt-scan">Search for cars</button>
@@ -328,12 +335,20 @@ function onHello(m) {
   if (m.controls) pingTimer = setInterval(() => send({ c: "ping" }), 250);
 }
 
+// The join QR code (an SVG made by carbridge) and its URL; a join message without a URL hides them.
+function renderJoin(j) {
+  $("join-section").classList.toggle("hidden", !j.url);
+  $("join-qr").innerHTML = j.url ? j.svg : "";
+  $("join-url").textContent = j.url || "";
+  $("join-section").dataset.url = j.url || "";
+}
+
 function connect() {
   ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onopen = () => { $("conn").textContent = ""; document.body.dataset.connected = "true"; };
   ws.onmessage = (event) => {
     let m; try { m = JSON.parse(event.data); } catch (e) { return; }
-    if (m.type === "state") render(m); else if (m.type === "hello") onHello(m); else if (m.type === "rejected") rejected(m.reason);
+    if (m.type === "state") render(m); else if (m.type === "hello") onHello(m); else if (m.type === "rejected") rejected(m.reason); else if (m.type === "join") renderJoin(m);
   };
   ws.onclose = (event) => {
     document.body.dataset.connected = "false";

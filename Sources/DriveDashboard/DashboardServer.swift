@@ -15,7 +15,8 @@ import NIOPosix
 ///
 /// Routes: `GET /` the page (`/?token=…` once: a session cookie, then a redirect to `/`), `POST /login`
 /// the same from the page's form, `GET /metrics` the Prometheus text, `GET /ws` the WebSocket (state
-/// out, controls in). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
+/// out, controls in), `GET /join?code=…` a phone's one-time join (the QR code: a session cookie, then a
+/// redirect to `/`; a spent code is refused). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
 /// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
 /// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
 package final class DashboardServer: @unchecked Sendable {
@@ -23,12 +24,18 @@ package final class DashboardServer: @unchecked Sendable {
     private let sessions: SessionStore
     private let hub: DashboardHub
     private let metrics: DashboardMetrics
+    private let joins: JoinCodes?
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
     private var taskEnd: Handoff<Bool>?
 
     /// Creates a server (nothing listens until `start`).
-    package init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
+    /// `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
+    package init(
+        access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
+        joins: JoinCodes? = nil
+    ) {
+        self.joins = joins
         self.access = access
         self.sessions = sessions
         self.hub = hub
@@ -45,8 +52,8 @@ package final class DashboardServer: @unchecked Sendable {
             maxFrameSize: ClientMessage.frameLimit, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2))
         let app = Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, _, _ in
-                upgrade(head)
+            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, channel, _ in
+                upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
             },
             configuration: .init(
                 address: .hostname(address.host, port: address.port),
@@ -102,6 +109,9 @@ package final class DashboardServer: @unchecked Sendable {
             }
             return page()
         }
+        router.get("/join") { [self] request, _ -> Response in
+            join(code: request.uri.queryParameters.get("code") ?? "")
+        }
         router.post("/login") { [self] request, _ -> Response in
             let body = try await request.body.collect(upTo: 1024)
             let form = String(buffer: body)
@@ -143,6 +153,33 @@ package final class DashboardServer: @unchecked Sendable {
         headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create())
         headers[.location] = "/"
         return Response(status: .seeOther, headers: headers)
+    }
+
+    /// A phone's one-time join: the current code gets a session (as a token login does) and the next code
+    /// is shown; any other code is refused with a sentence a person can act on.
+    private func join(code: String) -> Response {
+        guard let joins else {
+            metrics.joinsRefused.increment()
+            return Self.text(.notFound, "joining by QR code is off on this dashboard ([dashboard] join)\n")
+        }
+        guard joins.redeem(code) else {
+            metrics.joinsRefused.increment()
+            return Self.text(.forbidden, "this join code was already used (or is not one): scan the code shown now\n")
+        }
+        let session = sessions.create()
+        joins.joined(session: session)
+        metrics.joins.increment()
+        hub.send(.joinCodeSpent, from: 0)
+        var headers = Self.securityHeaders()
+        headers[.setCookie] = DashboardAccess.setCookie(session: session)
+        headers[.location] = "/"
+        return Response(status: .seeOther, headers: headers)
+    }
+
+    /// True for an address of this machine's loopback (127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6).
+    static func isLoopback(_ address: String?) -> Bool {
+        guard let address else { return false }
+        return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
     static func securityHeaders() -> HTTPFields {
@@ -190,22 +227,28 @@ package final class DashboardServer: @unchecked Sendable {
 
     // MARK: WebSocket
 
-    private func upgrade(_ head: HTTPRequest) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    private func upgrade(_ head: HTTPRequest, loopback: Bool) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard head.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
         guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority) else {
             metrics.refusedUpgrades.increment()
             return .dontUpgrade
         }
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
-        let grant = access.grant(sessionValid: sessions.isValid(session))
+        let valid = sessions.isValid(session)
+        let grant = access.grant(sessionValid: valid)
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound, grant: grant)
+            await serve(inbound: inbound, outbound: outbound, grant: grant, session: valid ? session : nil, loopback: loopback)
         }
     }
 
     /// One browser connection: the hello, then states out and messages in until it closes.
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant) async {
-        let (id, wakeups, poke) = hub.subscribe()
+    /// The join code goes to connections from this machine (the kiosk's own screen) and to those with
+    /// controls, never to a view-only browser elsewhere: who sees the code can drive.
+    private func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant, session: String?,
+        loopback: Bool
+    ) async {
+        let (id, wakeups, poke) = hub.subscribe(session: session)
         metrics.clients.record(hub.connectionCount)
         var hello: [(String, String)] = [("type", "hello")]
         var canControl = false
@@ -215,8 +258,11 @@ package final class DashboardServer: @unchecked Sendable {
         }
         let tokenLogin = access.controls && access.token != nil
         try? await outbound.write(.text(JSONWriter.object(hello, flags: [("controls", canControl), ("tokenLogin", tokenLogin)])))
+        let startsWithControls = canControl
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound) }
+            group.addTask {
+                await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls, loopback: loopback)
+            }
             await readMessages(inbound, outbound, client: id, grant: grant)
             hub.unsubscribe(id)
             group.cancelAll()
@@ -225,10 +271,31 @@ package final class DashboardServer: @unchecked Sendable {
         if canControl { hub.send(.disconnected, from: id) }
     }
 
-    private func pushStates(_ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter) async {
+    private func pushStates(
+        _ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter, client: Int,
+        controls: Bool, loopback: Bool
+    ) async {
         var coalescer = SnapshotCoalescer()
         var pokeAt: Instant?
+        var controls = controls
+        var joinSent: Int?
         for await _ in wakeups {
+            if controls && hub.isRevoked(client) {
+                // A joined phone's turn is over: it watches from now on (the loop has already let go of its steering).
+                controls = false
+                let hello = JSONWriter.object(
+                    [("type", "hello"), ("reason", "your turn is over: scan the code shown now to drive again")],
+                    flags: [("controls", false), ("tokenLogin", true)])
+                do { try await outbound.write(.text(hello)) } catch { return }
+            }
+            let join = hub.latestJoin()
+            let joinVersion = controls || loopback ? join.version : -1
+            if joinVersion != joinSent {
+                joinSent = joinVersion
+                var fields = [("type", "join")]
+                if joinVersion >= 0, let page = join.page { fields += [("url", page.url), ("svg", page.svg)] }
+                do { try await outbound.write(.text(JSONWriter.object(fields))) } catch { return }
+            }
             guard let latest = hub.latest() else { continue }
             let now = Self.now()
             switch coalescer.offer(version: latest.version, key: latest.key, at: now) {
@@ -284,7 +351,8 @@ package final class DashboardServer: @unchecked Sendable {
                     await reject(error.reason)
                     continue
                 }
-                switch DashboardAccess.admit(parsed, grant: grant) {
+                let current = hub.isRevoked(client) ? .viewOnly(reason: "your turn is over: scan the code shown now") : grant
+                switch DashboardAccess.admit(parsed, grant: current) {
                 case .forward: hub.send(.message(parsed), from: client)
                 case .drop: continue
                 case .refuse(let reason): await reject(reason)

@@ -149,15 +149,15 @@ public final class Bridge {
     }
 
     /// Publishes a step that no control caused (a tick, a link change, a suspend, the shutdown).
-    private func publishStep(_ frames: FrameBatch, at now: Instant) {
-        events.publish(.step(DriveStep(frames: frames, state: machine.state, time: now)))
+    private func publishStep(_ frames: FrameBatch, at now: Instant, timedStop: DriveMachine.TimedStop? = nil) {
+        events.publish(.step(DriveStep(frames: frames, state: machine.state, time: now, timedStop: timedStop)))
     }
 
     private func timerFired() {
         let now = loop.now()
         let frames = machine.tick(at: now)
         if machine.lastTimedStop == .idleTimeout { note("idle timeout: engine off") }
-        publishStep(deliver(frames, at: now), at: now)
+        publishStep(deliver(frames, at: now), at: now, timedStop: machine.lastTimedStop)
         if case .turnLimit(let limit)? = machine.lastTimedStop {
             note("session limit (\(Self.seconds(limit)) s): engine off; Engine starts the next turn")
         }

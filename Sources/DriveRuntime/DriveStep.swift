@@ -12,9 +12,15 @@ public struct DriveStep: Sendable {
     public var state: DriveState
     /// When the step happened (the frames' time).
     public var time: Instant
+    /// What turned the engine off in this step when a timer did it (the idle timeout, a kiosk turn's end).
+    public var timedStop: DriveMachine.TimedStop?
 
     /// A step at `time`.
-    public init(control: Control? = nil, frames: FrameBatch = FrameBatch(), state: DriveState, time: Instant) {
+    public init(
+        control: Control? = nil, frames: FrameBatch = FrameBatch(), state: DriveState, time: Instant,
+        timedStop: DriveMachine.TimedStop? = nil
+    ) {
+        self.timedStop = timedStop
         self.control = control
         self.frames = frames
         self.state = state

@@ -23,6 +23,10 @@ public enum RunEvent {
     case handsFree(HandsFreeReading)
     /// The feedback chose `cue` (what the pads' rumble plays) at `time`.
     case feedback(FeedbackEvent, at: Instant)
+    /// The dashboard's join URL changed (`[dashboard] join`): the URL a phone opens and its QR code as
+    /// ready terminal lines (two modules a line, light modules as glyphs), so the live view draws it
+    /// without a QR encoder of its own; nil: no join code is shown.
+    case join(JoinInvitation?)
 }
 
 /// An input device opened or closed, for the views and the feedback.

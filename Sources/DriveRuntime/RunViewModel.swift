@@ -68,6 +68,8 @@ public final class RunViewModel: RunSubscriber {
         case .handsFree(let reading):
             guard reading != snapshot.handsFree else { return }
             snapshot.handsFree = reading
+        case .join(let invitation):
+            snapshot.join = invitation
         case .feedback(let cue, let time):
             snapshot.feedback.append((time, cue))
             if snapshot.feedback.count > Self.feedbackLimit {

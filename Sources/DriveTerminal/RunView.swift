@@ -29,7 +29,8 @@ public enum RunView {
         if let warning = snapshot.batteryWarning { lines.append("!! \(warning)") }
         lines.append("")
         lines.append("From the car:")
-        let budget = max(3, rows - lines.count - 6)
+        // The join URL takes a line of its own (`withJoin`).
+        let budget = max(3, rows - lines.count - 6 - (snapshot.join == nil ? 0 : 1))
         let carLines = snapshot.carLines.suffix(budget / 2 + 1)
         if carLines.isEmpty { lines.append("  (nothing yet)") }
         for line in carLines { lines.append("  \(timeText(line.time))  \(line.text)") }
@@ -39,8 +40,39 @@ public enum RunView {
         for notice in notices { lines.append("  \(notice)") }
         lines.append("")
         lines.append(KeyboardControls.help)
-        let clipped = lines.prefix(rows).map { clip($0, columns) }
+        let clipped = snapshot.join.map { withJoin($0, beside: lines, columns: columns, rows: rows) }
+            ?? lines.prefix(rows).map { clip($0, columns) }
         return "\u{1B}[H\u{1B}[2J" + clipped.joined(separator: "\r\n") + "\r\n"
+    }
+
+    /// Light glyphs on a dark background, whatever the terminal's theme: the QR code's colours.
+    static let joinColours = "\u{1B}[97;40m"
+    /// Back to the terminal's colours.
+    static let resetColours = "\u{1B}[0m"
+
+    /// The screen with the dashboard's join code: the title, `Join from a phone: URL`, then the view's
+    /// other lines on the left and the QR code on the right (in its own colours). A screen too small for
+    /// the code shows the URL line only, and says so.
+    static func withJoin(_ join: JoinInvitation, beside lines: [String], columns: Int, rows: Int) -> [String] {
+        var head = [clip(lines.first ?? "", columns), clip("Join from a phone: \(join.url)", columns)]
+        let codeWidth = join.lines.first?.count ?? 0
+        let left = columns - codeWidth - 2
+        guard left >= 30, join.lines.count + head.count <= rows else {
+            head.append(clip("(the join QR code needs \(codeWidth + 32)×\(join.lines.count + 2) characters)", columns))
+            return Array((head + lines.dropFirst().map { clip($0, columns) }).prefix(rows))
+        }
+        var body = Array(lines.dropFirst())
+        if body.count < join.lines.count { body += Array(repeating: "", count: join.lines.count - body.count) }
+        for (index, text) in body.enumerated() where head.count < rows {
+            guard index < join.lines.count else {
+                head.append(clip(text, columns))
+                continue
+            }
+            let shown = clip(text, left)
+            let padding = String(repeating: " ", count: max(0, left - shown.count) + 2)
+            head.append(shown + padding + joinColours + join.lines[index] + resetColours)
+        }
+        return head
     }
 
     /// The hands-free rider: `Rider armed   60.0 kg   CoP x +0.00 y +0.30   pitch +12.5°` (what is known).

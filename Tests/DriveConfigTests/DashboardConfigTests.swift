@@ -57,3 +57,53 @@ final class DashboardConfigTests: XCTestCase {
         XCTAssertFalse(try ListenAddress(parsing: "[::]:1").isLoopback)
     }
 }
+
+/// `[dashboard] join` and `url`.
+final class DashboardJoinConfigTests: XCTestCase {
+    private func errors(_ text: String) -> [String] {
+        do throws(ConfigErrors) {
+            _ = try CarbridgeConfig.load(text: text, file: "t.toml")
+            return []
+        } catch {
+            return error.errors.map(\.description)
+        }
+    }
+
+    func testJoinDefaultsToOnceAndShowsOnlyWithControlsAndAToken() throws {
+        var config = try CarbridgeConfig.load(text: "", file: "t.toml")
+        XCTAssertEqual(config.dashboard.join, .once)
+        XCTAssertNil(config.dashboard.url)
+        XCTAssertEqual(config.dashboard.scheme, "http")
+        XCTAssertFalse(config.dashboard.showsJoinCode, "no controls")
+        config.dashboard.controls = true
+        XCTAssertFalse(config.dashboard.showsJoinCode, "no token: nothing to stand in for")
+        config.dashboard.token = "0123456789abcdef"
+        XCTAssertTrue(config.dashboard.showsJoinCode)
+        config.dashboard.join = .off
+        XCTAssertFalse(config.dashboard.showsJoinCode)
+        let perTurn = try CarbridgeConfig.load(
+            text: "[kiosk]\nsession_limit_s = 120\n[dashboard]\njoin = \"per-turn\"\nurl = \"http://kiosk.local:8080/\"\n", file: "t.toml")
+        XCTAssertEqual(perTurn.dashboard.join, .perTurn)
+        XCTAssertEqual(perTurn.dashboard.url, "http://kiosk.local:8080", "the trailing / dropped")
+    }
+
+    func testPerTurnNeedsATurnLimit() {
+        XCTAssertEqual(errors("[dashboard]\njoin = \"per-turn\"\n"), [
+            #"t.toml:2: dashboard.join: join = "per-turn" needs [kiosk] session_limit_s (a turn to end); use "once" without a turn limit"#
+        ])
+        XCTAssertEqual(errors("[kiosk]\nsession_limit_s = 60\n[dashboard]\njoin = \"per-turn\"\n"), [])
+        XCTAssertTrue(errors("[dashboard]\njoin = \"always\"\n").first?.contains("\"off\"") ?? false)
+    }
+
+    func testURLValues() {
+        XCTAssertEqual(errors("[dashboard]\nurl = \"https://[fe80::1]:8443\"\n"), [])
+        XCTAssertEqual(errors("[dashboard]\nurl = \"http://10.0.0.2\"\n"), [])
+        XCTAssertEqual(errors("[dashboard]\nurl = \"kiosk.local:8080\"\n"), [
+            #"t.toml:2: dashboard.url: must start with http:// or https:// (e.g. "http://kiosk.local:8080")"#
+        ])
+        XCTAssertTrue(errors("[dashboard]\nurl = \"http://kiosk.local:8080/dash\"\n").first?.contains("no path") ?? false)
+        XCTAssertTrue(errors("[dashboard]\nurl = \"http://kiosk.local:0\"\n").first?.contains("1-65535") ?? false)
+        XCTAssertTrue(errors("[dashboard]\nurl = \"http://:8080\"\n").first?.contains("the host is missing") ?? false)
+        XCTAssertTrue(errors("[dashboard]\nurl = \"http://\"\n").first?.contains("http://") ?? false)
+    }
+}

@@ -23,6 +23,10 @@ final class DashboardBuildTests: XCTestCase {
         let marker = Data("HummingbirdCore".utf8)
         XCTAssertNil(try Data(contentsOf: carbridge).range(of: marker), "carbridge links Hummingbird")
         XCTAssertNotNil(try Data(contentsOf: dashboard).range(of: marker), "carbridge-dashboard does not link Hummingbird")
+        // libqrencode (the join QR code) is the dashboard's too: its symbol is imported by name.
+        let encoder = Data("QRcode_encodeString8bit".utf8)
+        XCTAssertNil(try Data(contentsOf: carbridge).range(of: encoder), "carbridge links libqrencode")
+        XCTAssertNotNil(try Data(contentsOf: dashboard).range(of: encoder), "carbridge-dashboard does not link libqrencode")
     }
 
     func testARunWithTheDashboardBecomesTheDashboardBuildInTheSameProcess() throws {

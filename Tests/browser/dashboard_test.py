@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """The dashboard in a real browser (headless Chromium through Selenium), its security checks over raw
 HTTP/WebSocket, /metrics through a Prometheus text parser, the hands-free rider panel (rider_panel.py),
+joining by QR code (join_part.py),
 and the stream's jitter with 0 and 5 browsers connected. Prints PASS/FAIL lines and `N passed, N failed`.
 
 Usage: /usr/bin/python3 Tests/browser/dashboard_test.py --bin .build/debug/carbridge --out DIR [--screenshot docs/dashboard.png]
@@ -11,6 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Car, Carbridge, Checks, distinct_runs, free_port, wait_http
 from rider_panel import rider_panel_part
 from status_part import status_part
+from join_part import join_part
 
 import websocket  # python3-websocket
 from prometheus_client.parser import text_string_to_metric_families  # python3-prometheus-client
@@ -418,6 +420,7 @@ def main():
                 checks.check(part.__name__, False, "%s: %s" % (type(error).__name__, error))
         rider_panel_part(args, driver, checks)   # issue 16: the hands-free rider panel
         status_part(args, driver, checks)        # issue 32: the car's status and the low-battery warning
+        join_part(args, driver, browser, checks)   # issue 32: joining by QR code
     finally:
         driver.quit()
     try:

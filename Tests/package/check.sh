@@ -75,6 +75,9 @@ depends=$(dpkg-deb -f "$deb" Depends)
 echo "  Depends: $depends"
 [[ $depends == *libevdev2* && $depends == *libudev1* && $depends == *libc6* && $depends == *libsystemd0* ]]
 check "Depends (dpkg-shlibdeps) names libevdev2, libudev1 and libc6, and debian/control libsystemd0" $? "Depends: '$depends'"
+# carbridge-dashboard's join QR code.
+[[ $depends == *libqrencode4* ]]
+check "Depends (dpkg-shlibdeps) names libqrencode4 (carbridge-dashboard)" $? "Depends: '$depends'"
 
 dpkg-deb -x "$deb" "$tmp/root"
 bin=$tmp/root/usr/bin/carbridge
