@@ -92,6 +92,8 @@ public struct CarbridgeConfig: Sendable {
         /// `token`: the secret a browser presents once to get controls (then a cookie); required for
         /// controls whenever `listen` is not a loopback address. nil = no token.
         public var token: String? = ConfigKeys.token.defaultValue
+        /// `tilt_hz`: how often a driving phone reports, heartbeat included.
+        public var tiltHz: Int = ConfigKeys.tiltHz.defaultValue
 
         /// The problem with this combination, if any (also checked for `run --dashboard`).
         public var problem: String? {

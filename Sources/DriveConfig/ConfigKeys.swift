@@ -549,6 +549,16 @@ public enum ConfigKeys {
         return token
     }
 
+    /// `[dashboard] tilt_hz`.
+    public static let tiltHz: ConfigKey<Int> = .integer(
+        "dashboard", "tilt_hz", default: 20, range: 5...40,
+        doc: "How often a phone in tilt or stick mode reports (a second); it re-sends while still, as a heartbeat.",
+        details: [
+            "A driving phone silent for 500 ms is lost input: the car stops (docs/input.md, Driving from a phone).",
+            "At most 40: with the page's pings it stays under the 50 messages a second a tab may send.",
+        ],
+        at: \.dashboard.tiltHz)
+
     // MARK: The tables
 
     /// Every table, in the order the loader reads them and the reference lists them.
@@ -599,7 +609,7 @@ public enum ConfigKeys {
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(
             "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
-            keys: [listen, controls, token],
+            keys: [listen, controls, token, tiltHz],
             // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
             rule: { config in config.dashboard.problem.map { ($0, [ConfigKeys.controls.name, ConfigKeys.listen.name]) } }),
         ConfigTableDeclaration(

@@ -16,6 +16,8 @@ package final class DashboardHub: @unchecked Sendable {
     package enum ClientEvent: Sendable {
         /// A valid message from a connection with controls.
         case message(ClientMessage)
+        /// A connection with controls opened; `label` names it to the others ("phone 2 (Android)").
+        case connected(label: String)
         /// The connection (with controls) is gone.
         case disconnected
     }
@@ -26,6 +28,8 @@ package final class DashboardHub: @unchecked Sendable {
     private var cachedJSON: (version: UInt64, at: Instant, text: String)?
     private var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
     private var nextClient = 1
+    /// Refusals from the loop waiting for their connection, per connection.
+    private var replies: [Int: [String]] = [:]
     private let deliver: @Sendable (Int, ClientEvent) -> Void
 
     /// Creates a hub whose client events go to `deliver` (the loop's mailbox).
@@ -64,8 +68,29 @@ package final class DashboardHub: @unchecked Sendable {
     package func unsubscribe(_ id: Int) {
         lock.lock()
         let continuation = subscribers.removeValue(forKey: id)
+        replies[id] = nil
         lock.unlock()
         continuation?.finish()
+    }
+
+    /// A refusal for connection `client` (loop thread): kept (the newest few) and the connection woken.
+    package func reply(_ reason: String, to client: Int) {
+        lock.lock()
+        guard let continuation = subscribers[client] else {
+            lock.unlock()
+            return
+        }
+        var waiting = replies[client] ?? []
+        waiting.append(reason)
+        if waiting.count > 4 { waiting.removeFirst(waiting.count - 4) }
+        replies[client] = waiting
+        lock.unlock()
+        continuation.yield()
+    }
+
+    /// The refusals waiting for connection `client`, oldest first (taken).
+    package func takeReplies(_ client: Int) -> [String] {
+        lock.withLock { replies.removeValue(forKey: client) ?? [] }
     }
 
     /// How many connections are subscribed.

@@ -23,12 +23,17 @@ package final class DashboardServer: @unchecked Sendable {
     private let sessions: SessionStore
     private let hub: DashboardHub
     private let metrics: DashboardMetrics
+    /// `[dashboard] tilt_hz`, told to each page in its hello.
+    private let tiltHz: Int
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
     private var taskEnd: Handoff<Bool>?
 
     /// Creates a server (nothing listens until `start`).
-    package init(access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics) {
+    package init(
+        access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics, tiltHz: Int = 20
+    ) {
+        self.tiltHz = tiltHz
         self.access = access
         self.sessions = sessions
         self.hub = hub
@@ -198,25 +203,35 @@ package final class DashboardServer: @unchecked Sendable {
         }
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
         let grant = access.grant(sessionValid: sessions.isValid(session))
+        let device = ClientLabel.device(userAgent: head.headerFields[.userAgent])
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound, grant: grant)
+            await serve(inbound: inbound, outbound: outbound, grant: grant, device: device)
         }
     }
 
     /// One browser connection: the hello, then states out and messages in until it closes.
-    private func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant) async {
+    private func serve(
+        inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant, device: ClientLabel
+    ) async {
         let (id, wakeups, poke) = hub.subscribe()
         metrics.clients.record(hub.connectionCount)
-        var hello: [(String, String)] = [("type", "hello")]
+        let label = device.label(client: id)
+        var hello = JSONWriter()
+        hello.field("type", "hello")
         var canControl = false
         switch grant {
         case .control: canControl = true
-        case .viewOnly(let reason): hello.append(("reason", reason))
+        case .viewOnly(let reason): hello.field("reason", reason)
         }
-        let tokenLogin = access.controls && access.token != nil
-        try? await outbound.write(.text(JSONWriter.object(hello, flags: [("controls", canControl), ("tokenLogin", tokenLogin)])))
+        hello.field("controls", canControl)
+        hello.field("tokenLogin", access.controls && access.token != nil)
+        // Who this page is (the state's driver is compared with it) and how often a driving phone reports.
+        hello.field("you", label)
+        hello.field("tiltHz", tiltHz)
+        if canControl { hub.send(.connected(label: label), from: id) }
+        try? await outbound.write(.text(hello.finish()))
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound) }
+            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound, client: id) }
             await readMessages(inbound, outbound, client: id, grant: grant)
             hub.unsubscribe(id)
             group.cancelAll()
@@ -225,10 +240,20 @@ package final class DashboardServer: @unchecked Sendable {
         if canControl { hub.send(.disconnected, from: id) }
     }
 
-    private func pushStates(_ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter) async {
+    private func pushStates(
+        _ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter, client: Int
+    ) async {
         var coalescer = SnapshotCoalescer()
         var pokeAt: Instant?
         for await _ in wakeups {
+            // The loop's refusals (another tab drives) go out first, whatever the coalescer says about states.
+            for reason in hub.takeReplies(client) {
+                do {
+                    try await outbound.write(.text(JSONWriter.object([("type", "rejected"), ("reason", reason)])))
+                } catch {
+                    return
+                }
+            }
             guard let latest = hub.latest() else { continue }
             let now = Self.now()
             switch coalescer.offer(version: latest.version, key: latest.key, at: now) {
