@@ -1,4 +1,5 @@
 import DriveCore
+import DriveMapping
 
 /// Makes a browser that drives an input device like any other (docs/protocol.md §6), and lets one drive at a
 /// time.
