@@ -134,9 +134,14 @@ def phone_part(args, driver, checks, only=None):
             f.writelines("%.3f %s\n" % (t, s) for (t, s, _) in car.timed())
 
 
+def _engine_on(driver):
+    if _attr(driver, "engine", "data-on") != "true":
+        driver.execute_script("document.getElementById('btn-engine').click()")
+    return _wait(driver, lambda d: _attr(d, "engine", "data-on") == "true")
+
+
 def _tilt(driver, car, checks, base):
-    driver.find_element(By.ID, "btn-engine").click()
-    _wait(driver, lambda d: _attr(d, "engine", "data-on") == "true")
+    _engine_on(driver)
     driver.find_element(By.ID, "mode-tilt").click()
     checks.check("phone tilt: driving", _wait(driver, lambda d: _attr(d, "driver", "data-you") == "true"), _attr(driver, "driver", "data-driver"))
     # Flat, portrait: θ = 1.5·γ; the ranges' boundaries passed by more than hysteresis_deg (2) or not.
@@ -291,6 +296,7 @@ def _hidden(driver, car, checks, base):
 def _second_phone(driver, car, checks, base):
     """Another phone (a WebSocket client that says it is an Android phone) drives; this page is refused, then takes over."""
     driver.find_element(By.ID, "mode-off").click()
+    _engine_on(driver)
     host = base[len("http://"):]
     other = websocket.create_connection("ws://%s/ws" % host, origin=base, timeout=3,
                                         header=["User-Agent: Mozilla/5.0 (Linux; Android 13; SM-A536B) Mobile"])
@@ -333,23 +339,38 @@ def _second_phone(driver, car, checks, base):
 
 def _latency(driver, car, checks, base):
     """200 orientation changes each moving θ across a range boundary; from the override to the frame at the car."""
+    _engine_on(driver)
     driver.find_element(By.ID, "mode-tilt").click()
     _orient(driver, 0, 0)
     _wait(driver, lambda d: _attr(d, "driver", "data-you") == "true")
+    # When each new γ left the page (wall-clock ms), to split the page's rate bound from the rest of the path.
+    driver.execute_script(
+        "const send = WebSocket.prototype.send; window.tiltSent = null; window.tiltSign = 0;"
+        "WebSocket.prototype.send = function (data) { const m = JSON.parse(data);"
+        " if (m.c === 'tilt' && window.tiltSent === null && Math.sign(m.gamma) === window.tiltSign)"
+        "  window.tiltSent = performance.timeOrigin + performance.now();"
+        " return send.call(this, data); };")
     time.sleep(0.1)
+    wall = time.time() - time.monotonic()
+    pipeline = []
 
     def run(count, pace):
         delays = []
         for i in range(count):
             a = 1 if i % 2 == 0 else -1
             gamma = 30 * a  # θ ±45: range ±1 each time
+            if pace:
+                driver.execute_script("window.tiltSent = null; window.tiltSign = arguments[0];", a)
             start = len(car.timed())
             t0 = time.monotonic()
             _orient(driver, 0, gamma)
             want = "%s,%d," % ("R" if a > 0 else "L", a)
-            hit = _poll(lambda: next((t for (t, s, _) in car.timed()[start:] if s.startswith(want)), None), 2.0)
+            hit = _poll(lambda: next((t for (t, s, _) in car.timed()[start:] if s.startswith(want)), None), 1.0)
             if hit:
                 delays.append((hit - t0) * 1000)
+                sent = driver.execute_script("return window.tiltSent;") if pace else None
+                if sent:
+                    pipeline.append((hit + wall) * 1000 - sent)
             if pace:
                 time.sleep(pace)
         return delays
@@ -362,6 +383,8 @@ def _latency(driver, car, checks, base):
     paced = run(200, 0.06)
     p50, p99 = quantiles(paced)
     print("METRIC phone_tilt_latency_ms p50=%.1f p99=%.1f n=%d (changes at least one tilt_hz period apart)" % (p50, p99, len(paced)), flush=True)
+    r50, r99 = quantiles(pipeline)
+    print("METRIC phone_tilt_send_to_car_ms p50=%.1f p99=%.1f n=%d (from the page's send, without its rate bound)" % (r50, r99, len(pipeline)), flush=True)
     back_to_back = run(50, 0)
     q50, q99 = quantiles(back_to_back)
     print("METRIC phone_tilt_latency_back_to_back_ms p50=%.1f p99=%.1f n=%d (includes the page's tilt_hz bound)" % (q50, q99, len(back_to_back)), flush=True)
