@@ -231,7 +231,8 @@ def _stick(driver, car, checks, base):
     driver.execute_script("document.getElementById('btn-engine').click()")
     _wait(driver, lambda d: _attr(d, "engine", "data-on") == "true")
     held = time.monotonic()
-    time.sleep(0.4)  # held forward for several heartbeats: nothing may come of them
+    _touch(driver, "touchMove", cx, cy - 0.8 * r)  # eased off a little, still far from the centre
+    time.sleep(0.4)  # held for several heartbeats: nothing may come of them
     before_rest = [s for _, s in _motion(car, held)]
     _touch(driver, "touchMove", cx, cy)
     time.sleep(0.12)
