@@ -95,6 +95,7 @@ def _poll(condition, timeout):
 
 
 def phone_part(args, driver, checks, only=None):
+    began = time.monotonic()
     config = os.path.join(args.out, "phone.toml")
     with open(config, "w") as f:
         f.write("[dashboard]\ncontrols = true\n[steering]\nsensitivity = %s\nsmoothing_ms = 0\n" % SENSITIVITY)
@@ -132,6 +133,7 @@ def phone_part(args, driver, checks, only=None):
         car.close()
         with open(os.path.join(args.out, "phone-car.txt"), "w") as f:
             f.writelines("%.3f %s\n" % (t, s) for (t, s, _) in car.timed())
+        print("phone part: %.1f s" % (time.monotonic() - began), flush=True)
 
 
 def _engine_on(driver):
