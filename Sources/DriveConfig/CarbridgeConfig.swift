@@ -138,6 +138,8 @@ public struct CarbridgeConfig: Sendable {
             }
             return scheme + authority
         }
+        /// `tilt_hz`: how often a driving phone reports, heartbeat included.
+        public var tiltHz: Int = ConfigKeys.tiltHz.defaultValue
 
         /// The problem with this combination, if any (also checked for `run --dashboard`).
         public var problem: String? {

@@ -598,6 +598,15 @@ public enum ConfigKeys {
         if text.isEmpty { return nil }
         return try CarbridgeConfig.Dashboard.validatedURL(text)
     }
+    /// `[dashboard] tilt_hz`.
+    public static let tiltHz: ConfigKey<Int> = .integer(
+        "dashboard", "tilt_hz", default: 20, range: 5...40,
+        doc: "How often a phone in tilt or stick mode reports (a second); it re-sends while still, as a heartbeat.",
+        details: [
+            "A driving phone silent for 500 ms is lost input: the car stops (docs/input.md, Driving from a phone).",
+            "At most 40: with the page's pings it stays under the 50 messages a second a tab may send.",
+        ],
+        at: \.dashboard.tiltHz)
 
     // MARK: The tables
 
@@ -650,7 +659,7 @@ public enum ConfigKeys {
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(
             "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
-            keys: [listen, controls, token, join, dashboardURL],
+            keys: [listen, controls, token, join, dashboardURL, tiltHz],
             // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
             rule: { config in
                 if let problem = config.dashboard.problem { return (problem, [ConfigKeys.controls.name, ConfigKeys.listen.name]) }

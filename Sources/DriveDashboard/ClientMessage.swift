@@ -9,6 +9,10 @@ import DriveCore
 /// {"c":"ping"}             "still here" (a steering tab sends it every 250 ms)
 /// {"c":"bt_scan"}          start the Bluetooth search (12 s, through bluetoothd)
 /// {"c":"bt_pick","addr":"98:D3:31:F5:2A:11"}   save this car (from the search's results) as link.url
+/// {"c":"tilt","beta":12.5,"gamma":-30,"angle":90,"hold":"wheel"}   a phone's raw orientation (tilt mode)
+/// {"c":"stick","x":0.2,"y":0.8,"form":"polar"}   a phone's thumb stick (x right, y forward; −1…1)
+/// {"c":"straight"}         this phone's current tilt is straight ahead
+/// {"c":"release"}          this tab stops driving (hidden, closed)
 /// ```
 ///
 /// Parsing is strict and pure: anything else — not JSON, nested values, unknown or repeated keys, a
@@ -23,6 +27,14 @@ package enum ClientMessage: Hashable, Sendable {
     case bluetoothScan
     /// Save the car at this address (`AA:BB:CC:DD:EE:FF`, upper case) as the link (`bt_pick`).
     case bluetoothPick(address: String)
+    /// A phone's orientation in tilt mode (`tilt`).
+    case tilt(PhoneTiltReading)
+    /// A phone's thumb stick (`stick`).
+    case stick(PhoneStickReading)
+    /// Make this phone's current tilt straight ahead (`straight`).
+    case straight
+    /// The tab stops driving: hidden or closed (`release`).
+    case release
 
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
@@ -68,8 +80,19 @@ package enum ClientMessage: Hashable, Sendable {
             }
             return number
         }
+        func choice<Choice: RawRepresentable<String>>(_ key: String, _ type: Choice.Type, _ names: String) throws(Rejection) -> Choice {
+            guard case .string(let text)? = fields[key], let value = Choice(rawValue: text) else {
+                throw Rejection("\"\(key)\" must be one of \(names)")
+            }
+            return value
+        }
+        func within(_ key: String, _ range: ClosedRange<Double>, _ words: String) throws(Rejection) -> Double {
+            let value = try number(key)
+            guard range.contains(value) else { throw Rejection("\"\(key)\" must be within \(words)") }
+            return value
+        }
         switch name {
-        case "engine", "speed_up", "speed_down", "gear", "ping", "bt_scan":
+        case "engine", "speed_up", "speed_down", "gear", "ping", "bt_scan", "straight", "release":
             try only(["c"])
             switch name {
             case "engine": return .control(.engine)
@@ -77,8 +100,24 @@ package enum ClientMessage: Hashable, Sendable {
             case "speed_down": return .control(.speedDown)
             case "gear": return .control(.gear)
             case "bt_scan": return .bluetoothScan
+            case "straight": return .straight
+            case "release": return .release
             default: return .ping
             }
+        case "tilt":
+            try only(["c", "beta", "gamma", "angle", "hold"])
+            let beta = try within("beta", -180...180, "−180…180")
+            let gamma = try within("gamma", -90...90, "−90…90")
+            let angle = try number("angle")
+            guard [0, 90, 180, 270, -90].contains(angle) else { throw Rejection("\"angle\" must be 0, 90, 180, 270 or −90") }
+            let hold = try choice("hold", PhoneTilt.Hold.self, "\"wheel\", \"flat\"")
+            return .tilt(PhoneTiltReading(beta: beta, gamma: gamma, screenAngle: Int(angle), hold: hold))
+        case "stick":
+            try only(["c", "x", "y", "form"])
+            let x = try within("x", -1...1, "−1…1")
+            let y = try within("y", -1...1, "−1…1")
+            let form = try choice("form", PhoneStick.Form.self, "\"polar\", \"xy\"")
+            return .stick(PhoneStickReading(x: x, y: y, form: form))
         case "bt_pick":
             try only(["c", "addr"])
             guard let value = fields["addr"] else { throw Rejection("\"bt_pick\" needs \"addr\"") }

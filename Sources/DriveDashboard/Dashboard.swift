@@ -21,6 +21,7 @@ package final class Dashboard: RunSessionExtension {
     package let metrics = DashboardMetrics()
     private let logger: Logger
     private let maxSpeed: Int
+    private let phone: SteeringGuard.PhoneSettings
     private let linkSaver: DashboardLoop.LinkSaver
     private var core: DashboardLoop?
     private var server: DashboardServer?
@@ -32,9 +33,10 @@ package final class Dashboard: RunSessionExtension {
     /// refused with the reason), validated with `resolver` like every config edit.
     package init(
         settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger, configFile: String? = nil,
-        resolver: (any EventCodeResolver)? = nil
+        resolver: (any EventCodeResolver)? = nil, phone: SteeringGuard.PhoneSettings? = nil
     ) {
         self.settings = settings
+        self.phone = phone ?? SteeringGuard.PhoneSettings(maxSpeed: maxSpeed)
         self.maxSpeed = maxSpeed
         self.logger = logger
         linkSaver = { (url: String) throws(ConfigErrors) -> String in
@@ -49,7 +51,7 @@ package final class Dashboard: RunSessionExtension {
     package func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
         guard let address = settings.listen else { return }
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed,
+            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed, phone: phone,
             scanner: { [loop] in BlueZScanner(loop: loop) }, saveLink: linkSaver)
         core.logger = logger
         self.core = core
@@ -64,7 +66,7 @@ package final class Dashboard: RunSessionExtension {
         let joins = settings.showsJoinCode ? JoinCodes(sessionLimit: sessions.limit) : nil
         let server = DashboardServer(
             access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
-            metrics: metrics, joins: joins)
+            metrics: metrics, joins: joins, tiltHz: settings.tiltHz)
         let port: Int
         do {
             port = try server.start(address: address)
@@ -119,7 +121,14 @@ final class DashboardLoop: RunSubscriber {
     var hub: DashboardHub?
     /// Where the search's outcomes are logged (nil: nowhere).
     var logger: Logger?
-    private var steering = SteeringGuard()
+    private var steering: SteeringGuard
+    /// The label of each connection with controls (from its `User-Agent`).
+    private var labels: [Int: String] = [:]
+    /// When each connection was last told it may not drive (refusals to a phone reporting at `tilt_hz` are
+    /// not repeated for every report).
+    private var lastRefusal: [Int: Instant] = [:]
+    /// True while the dashboard's own controls are applied (the steps they make are checked after them all).
+    private var applying = false
     private var joins: JoinCodes?
     private var joinBase = ""
     private var joinPerTurn = false
@@ -145,8 +154,10 @@ final class DashboardLoop: RunSubscriber {
 
     init(
         bridge: Bridge, model: RunViewModel, loop: EventLoop, metrics: DashboardMetrics, maxSpeed: Int,
+        phone: SteeringGuard.PhoneSettings = .init(),
         scanner: @escaping () -> any BluetoothScanning, saveLink: @escaping LinkSaver
     ) {
+        self.steering = SteeringGuard(phone: phone)
         self.makeScanner = scanner
         self.saveLink = saveLink
         self.bridge = bridge
@@ -171,9 +182,10 @@ final class DashboardLoop: RunSubscriber {
     func publish() {
         guard let hub else { return }
         var run = model.snapshot
-        if steering.hasSteeringClient { run.inputs.append("browser (steering)") }
+        if let driver = steering.driver { run.inputs.append("\(driver.label) (\(driver.kind == .phone ? "phone" : "steering"))") }
         hub.publish(DashboardState(
-            run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed, bluetooth: search.state))
+            run: run, recentFrames: recentFrames, retryAt: retryAt, maxSpeed: maxSpeed, bluetooth: search.state,
+            driver: steering.driver?.label))
     }
 
     /// Shows join codes (`[dashboard] join`): `base` is `SCHEME://HOST:PORT`; with `perTurn`, the sessions
@@ -235,22 +247,39 @@ final class DashboardLoop: RunSubscriber {
         if case .joinCodeSpent = event { return publishJoin() }
         if case .disconnected = event { revokedClients.remove(client) } else if revokedClients.contains(client) { return }
         let now = loop.now()
-        let wasSteering = steering.hasSteeringClient
+        let driverBefore = steering.driver?.client
         let controls: [Control]
         switch event {
+        case .connected(let label):
+            labels[client] = label
+            return
         case .message(let message):
-            controls = steering.received(message, from: client, at: now)
+            let outcome = steering.receive(message, from: client, label: labels[client] ?? "browser \(client)", at: now)
+            controls = outcome.controls
+            if let refusal = outcome.refusal { refuse(client, refusal, at: now) }
             switch message {
             case .bluetoothScan: startScan(at: now)
             case .bluetoothPick(let address): pick(address)
-            case .control, .ping: break
+            case .control, .ping, .tilt, .stick, .straight, .release: break
             }
-        case .disconnected: controls = steering.disconnected(client, at: now)
+        case .disconnected:
+            labels[client] = nil
+            lastRefusal[client] = nil
+            controls = steering.disconnected(client, at: now)
         case .joinCodeSpent: controls = []
         }
+        if controls.contains(.inputLost) { bridge.note("the browser that was driving is gone: input lost") }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
-        if wasSteering != steering.hasSteeringClient { publish() }
+        if driverBefore != steering.driver?.client { publish() }
+    }
+
+    /// Tells `client` why it may not drive (at most once a second, except the first time).
+    private func refuse(_ client: Int, _ reason: String, at now: Instant) {
+        metrics.rejectedMessages.increment()
+        if let last = lastRefusal[client], now.duration(since: last) < .seconds(1) { return }
+        lastRefusal[client] = now
+        hub?.reply(reason, to: client)
     }
 
     // MARK: Bluetooth search
@@ -308,17 +337,21 @@ final class DashboardLoop: RunSubscriber {
 
     private func steeringTick() {
         let controls = steering.tick(at: loop.now())
-        if !controls.isEmpty { bridge.note("a browser tab that was steering went silent: input lost") }
+        if !controls.isEmpty { bridge.note("the browser that was driving went silent: input lost") }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
         publish()
     }
 
     private func apply(_ controls: [Control]) {
+        guard !controls.isEmpty else { return }
+        applying = true
         for control in controls {
             metrics.dashboardControls.increment()
             bridge.apply(control)
         }
+        applying = false
+        steering.observe(speed: bridge.state.speed)
     }
 
     // MARK: RunSubscriber
@@ -339,6 +372,8 @@ final class DashboardLoop: RunSubscriber {
             metrics.drive(step.state)
             // After the other subscribers have heard of the turn's end (its engine-off step).
             if case .turnLimit? = step.timedStop, joinPerTurn { loop.execute { [weak self] in self?.turnEnded() } }
+            // A stop from elsewhere (a pad's loss, the keyboard's engine off, the link): a phone's stick rests first.
+            if !applying { steering.observe(speed: step.state.speed) }
         case .link(let state):
             linkChanged(to: state)
         case .carLine:

@@ -47,7 +47,9 @@ package struct DashboardAccess: Sendable {
     package static func admit(_ message: ClientMessage, grant: Grant) -> Admission {
         switch grant {
         case .control: return .forward
-        case .viewOnly(let reason): return message == .ping ? .drop : .refuse("refused: \(reason)")
+        case .viewOnly(let reason):
+            // A view-only page pings and says release when hidden like any other: nothing to refuse.
+            return message == .ping || message == .release ? .drop : .refuse("refused: \(reason)")
         }
     }
 

@@ -16,6 +16,8 @@ package final class DashboardHub: @unchecked Sendable {
     package enum ClientEvent: Sendable {
         /// A valid message from a connection with controls.
         case message(ClientMessage)
+        /// A connection with controls opened; `label` names it to the others ("phone 2 (Android)").
+        case connected(label: String)
         /// The connection (with controls) is gone.
         case disconnected
         /// A phone spent the join code (`GET /join`): show the next one.
@@ -40,6 +42,8 @@ package final class DashboardHub: @unchecked Sendable {
     private var join: JoinPage?
     private var joinVersion = 0
     private var nextClient = 1
+    /// Refusals from the loop waiting for their connection, per connection.
+    private var replies: [Int: [String]] = [:]
     private let deliver: @Sendable (Int, ClientEvent) -> Void
 
     /// Creates a hub whose client events go to `deliver` (the loop's mailbox).
@@ -111,8 +115,29 @@ package final class DashboardHub: @unchecked Sendable {
         let continuation = subscribers.removeValue(forKey: id)
         sessionsOfClients[id] = nil
         revokedClients.remove(id)
+        replies[id] = nil
         lock.unlock()
         continuation?.finish()
+    }
+
+    /// A refusal for connection `client` (loop thread): kept (the newest few) and the connection woken.
+    package func reply(_ reason: String, to client: Int) {
+        lock.lock()
+        guard let continuation = subscribers[client] else {
+            lock.unlock()
+            return
+        }
+        var waiting = replies[client] ?? []
+        waiting.append(reason)
+        if waiting.count > 4 { waiting.removeFirst(waiting.count - 4) }
+        replies[client] = waiting
+        lock.unlock()
+        continuation.yield()
+    }
+
+    /// The refusals waiting for connection `client`, oldest first (taken).
+    package func takeReplies(_ client: Int) -> [String] {
+        lock.withLock { replies.removeValue(forKey: client) ?? [] }
     }
 
     /// How many connections are subscribed.

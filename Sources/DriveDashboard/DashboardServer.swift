@@ -25,6 +25,8 @@ package final class DashboardServer: @unchecked Sendable {
     private let hub: DashboardHub
     private let metrics: DashboardMetrics
     private let joins: JoinCodes?
+    /// `[dashboard] tilt_hz`, told to each page in its hello.
+    private let tiltHz: Int
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
     private var taskEnd: Handoff<Bool>?
@@ -33,9 +35,10 @@ package final class DashboardServer: @unchecked Sendable {
     /// `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
     package init(
         access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
-        joins: JoinCodes? = nil
+        joins: JoinCodes? = nil, tiltHz: Int = 20
     ) {
         self.joins = joins
+        self.tiltHz = tiltHz
         self.access = access
         self.sessions = sessions
         self.hub = hub
@@ -236,8 +239,9 @@ package final class DashboardServer: @unchecked Sendable {
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
         let valid = sessions.isValid(session)
         let grant = access.grant(sessionValid: valid)
+        let device = ClientLabel.device(userAgent: head.headerFields[.userAgent])
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound, grant: grant, session: valid ? session : nil, loopback: loopback)
+            await serve(inbound: inbound, outbound: outbound, grant: grant, session: valid ? session : nil, loopback: loopback, device: device)
         }
     }
 
@@ -246,23 +250,28 @@ package final class DashboardServer: @unchecked Sendable {
     /// controls, never to a view-only browser elsewhere: who sees the code can drive.
     private func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant, session: String?,
-        loopback: Bool
+        loopback: Bool, device: ClientLabel
     ) async {
         let (id, wakeups, poke) = hub.subscribe(session: session)
         metrics.clients.record(hub.connectionCount)
-        var hello: [(String, String)] = [("type", "hello")]
+        let label = device.label(client: id)
+        var hello = JSONWriter()
+        hello.field("type", "hello")
         var canControl = false
         switch grant {
         case .control: canControl = true
-        case .viewOnly(let reason): hello.append(("reason", reason))
+        case .viewOnly(let reason): hello.field("reason", reason)
         }
-        let tokenLogin = access.controls && access.token != nil
-        try? await outbound.write(.text(JSONWriter.object(hello, flags: [("controls", canControl), ("tokenLogin", tokenLogin)])))
+        hello.field("controls", canControl)
+        hello.field("tokenLogin", access.controls && access.token != nil)
+        // Who this page is (the state's driver is compared with it) and how often a driving phone reports.
+        hello.field("you", label)
+        hello.field("tiltHz", tiltHz)
+        if canControl { hub.send(.connected(label: label), from: id) }
+        try? await outbound.write(.text(hello.finish()))
         let startsWithControls = canControl
         await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls, loopback: loopback)
-            }
+            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls, loopback: loopback) }
             await readMessages(inbound, outbound, client: id, grant: grant)
             hub.unsubscribe(id)
             group.cancelAll()
@@ -295,6 +304,14 @@ package final class DashboardServer: @unchecked Sendable {
                 var fields = [("type", "join")]
                 if joinVersion >= 0, let page = join.page { fields += [("url", page.url), ("svg", page.svg)] }
                 do { try await outbound.write(.text(JSONWriter.object(fields))) } catch { return }
+            }
+            // The loop's refusals (another tab drives) go out first, whatever the coalescer says about states.
+            for reason in hub.takeReplies(client) {
+                do {
+                    try await outbound.write(.text(JSONWriter.object([("type", "rejected"), ("reason", reason)])))
+                } catch {
+                    return
+                }
             }
             guard let latest = hub.latest() else { continue }
             let now = Self.now()

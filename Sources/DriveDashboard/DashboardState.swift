@@ -16,12 +16,15 @@ package struct DashboardState: Sendable {
     package var maxSpeed: Int
     /// The Bluetooth search.
     package var bluetooth: BluetoothSearchState
+    /// Who drives from a browser ("phone 2 (Android)"), if anyone.
+    package var driver: String?
 
     /// Creates a state.
     package init(
         run: RunSnapshot, recentFrames: [(frame: Frame, time: Instant)] = [], retryAt: Instant? = nil, maxSpeed: Int = 240,
-        bluetooth: BluetoothSearchState = BluetoothSearchState()
+        bluetooth: BluetoothSearchState = BluetoothSearchState(), driver: String? = nil
     ) {
+        self.driver = driver
         self.run = run
         self.bluetooth = bluetooth
         self.recentFrames = recentFrames
@@ -82,6 +85,7 @@ package struct DashboardState: Sendable {
         }
         if let warning = run.batteryWarning { out.field("batteryWarning", warning) }
         out.stringArray("inputs", run.inputs)
+        out.field("driver", driver ?? "")
         if let handsFree = run.handsFree {
             // The rider, for the kiosk operator: the arming state, the pitch, the board's dot in its square.
             out.object("handsFree") { w in

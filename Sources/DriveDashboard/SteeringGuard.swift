@@ -1,65 +1,194 @@
 import DriveCore
+import DriveMapping
 
-/// Makes a browser tab that steers an input device like any other (docs/protocol.md §6): a tab that
-/// disconnects, or goes silent for `timeout` (a steering tab pings every 250 ms), while it is steering
-/// is lost input — `.inputLost`, so the car stops as for an unplugged pad. The first steer after that
-/// (from any tab) restores it (`.inputRestored` before the steer), as a re-plugged pad would.
+/// Makes a browser that drives an input device like any other (docs/protocol.md §6), and lets one drive at a
+/// time.
 ///
-/// A tab is steering from its first steer control until it is lost; Engine, Speed±, Gear and the F-keys
-/// alone do not make it one. Pure: time is passed in, and it lives on the event loop with the machine.
+/// The first tab that steers (the slider's `steer`, a phone's `tilt` or `stick`) becomes the driver; while it
+/// drives, every other tab's drive controls (steer, tilt, stick, straight, Engine, Speed±, Gear, F-keys) are
+/// refused with a reason naming the driver. Engine, Speed±, Gear and the F-keys alone do not make a tab the
+/// driver, and with no driver anyone may press them. The driver is lost input — `.inputLost`, so the car stops
+/// as for an unplugged pad — when it disconnects, says `release` (hidden or closed), or goes silent: a slider
+/// for `timeout` (its page pings every 250 ms), a phone for `phoneTimeout` (its page re-sends its tilt or stick
+/// at `tilt_hz` even when nothing moved; pings do not count, so a tab whose timers are throttled in the
+/// background stops the car). The next tab that steers then becomes the driver, with `.inputRestored` before
+/// its first control, as a re-plugged pad would.
+///
+/// It also keeps each phone's `PhoneTilt` (its own neutral) and `PhoneStick` (the speed's rest rule). Pure:
+/// time is passed in, and it lives on the event loop with the machine.
 package struct SteeringGuard: Sendable {
-    /// Silence longer than this from a steering tab is lost input.
-    package let timeout: Duration
-    /// Steering tabs and when each was last heard from.
-    private var steering: [Int: Instant] = [:]
-    /// This guard reported the input lost and nothing restored it yet.
-    package private(set) var lost = false
-
-    /// Creates a guard (1 s of silence by default).
-    package init(timeout: Duration = .seconds(1)) {
-        self.timeout = timeout
+    /// What kind of input the driver uses now.
+    package enum Kind: Hashable, Sendable {
+        /// The page's steering slider.
+        case slider
+        /// A phone's tilt or thumb stick.
+        case phone
     }
 
-    /// True when some tab is steering now.
-    package var hasSteeringClient: Bool { !steering.isEmpty }
+    /// The tab that drives.
+    package struct Driver: Hashable, Sendable {
+        /// Its connection.
+        package var client: Int
+        /// Who it is, for the other tabs ("phone 2 (Android)").
+        package var label: String
+        /// Its input now.
+        package var kind: Kind
+        /// When it was last heard from.
+        package var lastHeard: Instant
+    }
 
-    /// True when `client` is steering now.
-    package func isSteering(_ client: Int) -> Bool { steering[client] != nil }
+    /// What a message comes to.
+    package struct Outcome: Hashable, Sendable {
+        /// The controls to apply, in order.
+        package var controls: [Control]
+        /// Why the message was refused (nil: it was not).
+        package var refusal: String?
 
-    /// A valid message from `client` with controls, at `now`: the controls to apply, in order.
-    package mutating func received(_ message: ClientMessage, from client: Int, at now: Instant) -> [Control] {
-        if steering[client] != nil { steering[client] = now }
-        guard case .control(let control) = message else { return [] }
-        guard case .steer = control else { return [control] }
-        steering[client] = now
-        if lost {
-            lost = false
-            return [.inputRestored, control]
+        /// Creates an outcome.
+        package init(_ controls: [Control] = [], refusal: String? = nil) {
+            self.controls = controls
+            self.refusal = refusal
         }
-        return [control]
+    }
+
+    /// What a phone's tilt and stick are mapped with.
+    package struct PhoneSettings: Hashable, Sendable {
+        /// The `[steering]` tunables for tilt.
+        package var tilt: PhoneTilt.Settings
+        /// `[drive] max_speed`: the stick's full travel.
+        package var maxSpeed: Int
+        /// `[throttle] hysteresis`.
+        package var hysteresis: Double
+
+        /// Creates settings (the config's defaults).
+        package init(tilt: PhoneTilt.Settings = .init(), maxSpeed: Int = 240, hysteresis: Double = SpeedSteps.defaultHysteresis) {
+            self.tilt = tilt
+            self.maxSpeed = maxSpeed
+            self.hysteresis = hysteresis
+        }
+    }
+
+    /// Silence longer than this from a driving slider tab is lost input.
+    package let timeout: Duration
+    /// Silence longer than this from a driving phone (no tilt or stick report) is lost input.
+    package let phoneTimeout: Duration
+    /// How phones are mapped.
+    package let phoneSettings: PhoneSettings
+    /// The tab that drives, if any.
+    package private(set) var driver: Driver?
+    /// This guard reported the input lost and nothing restored it yet.
+    package private(set) var lost = false
+    private var tilts: [Int: PhoneTilt] = [:]
+    private var sticks: [Int: PhoneStick] = [:]
+
+    /// Creates a guard (1 s of silence for the slider and 500 ms for a phone by default).
+    package init(timeout: Duration = .seconds(1), phoneTimeout: Duration = .milliseconds(500), phone: PhoneSettings = .init()) {
+        self.timeout = timeout
+        self.phoneTimeout = phoneTimeout
+        self.phoneSettings = phone
+    }
+
+    /// True when some tab drives now.
+    package var hasSteeringClient: Bool { driver != nil }
+
+    /// True when `client` drives now.
+    package func isSteering(_ client: Int) -> Bool { driver?.client == client }
+
+    /// `client`'s stick, if it has used one.
+    package func stick(of client: Int) -> PhoneStick? { sticks[client] }
+
+    /// A valid message from `client` with controls, at `now`: the controls to apply, in order (refusals give none).
+    package mutating func received(_ message: ClientMessage, from client: Int, at now: Instant) -> [Control] {
+        receive(message, from: client, label: "tab \(client)", at: now).controls
+    }
+
+    /// A valid message from `client` (called `label` where others are told who drives) at `now`.
+    package mutating func receive(_ message: ClientMessage, from client: Int, label: String, at now: Instant) -> Outcome {
+        if var current = driver, current.client == client, current.kind == .slider {
+            // Any message keeps a slider tab alive (its page pings); a phone only by its reports.
+            current.lastHeard = now
+            driver = current
+        }
+        switch message {
+        case .ping, .bluetoothScan, .bluetoothPick:
+            return Outcome()
+        case .release:
+            guard driver?.client == client else { return Outcome() }
+            driver = nil
+            return Outcome(loseInput())
+        case .straight:
+            if let refusal = refusal(for: client) { return Outcome(refusal: refusal) }
+            tilts[client]?.straighten()
+            return Outcome()
+        case .control(let control):
+            if let refusal = refusal(for: client) { return Outcome(refusal: refusal) }
+            guard case .steer = control else { return Outcome([control]) }
+            return Outcome(take(client, label: label, kind: .slider, at: now) + [control])
+        case .tilt(let reading):
+            if let refusal = refusal(for: client) { return Outcome(refusal: refusal) }
+            var controls = take(client, label: label, kind: .phone, at: now)
+            var tilt = tilts[client] ?? PhoneTilt(settings: phoneSettings.tilt)
+            if let theta = tilt.update(reading, at: now) { controls.append(.steer(theta)) }
+            tilts[client] = tilt
+            return Outcome(controls)
+        case .stick(let reading):
+            if let refusal = refusal(for: client) { return Outcome(refusal: refusal) }
+            var controls = take(client, label: label, kind: .phone, at: now)
+            var stick = sticks[client] ?? PhoneStick(maxSpeed: phoneSettings.maxSpeed, hysteresis: phoneSettings.hysteresis)
+            controls += stick.update(reading)
+            sticks[client] = stick
+            return Outcome(controls)
+        }
     }
 
     /// `client` disconnected at `now`.
     package mutating func disconnected(_ client: Int, at now: Instant) -> [Control] {
-        guard steering.removeValue(forKey: client) != nil else { return [] }
+        tilts[client] = nil
+        sticks[client] = nil
+        guard driver?.client == client else { return [] }
+        driver = nil
         return loseInput()
     }
 
-    /// The instant a steering tab's silence becomes lost input, if any tab steers.
+    /// The instant the driver's silence becomes lost input, if a tab drives.
     package var nextDeadline: Instant? {
-        steering.values.min().map { $0.advanced(by: timeout) }
+        driver.map { $0.lastHeard.advanced(by: silenceLimit($0.kind)) }
     }
 
-    /// Checks for silent steering tabs at `now`.
+    /// Checks the driver's silence at `now`.
     package mutating func tick(at now: Instant) -> [Control] {
-        let silent = steering.filter { now.duration(since: $0.value) >= timeout }.map(\.key)
-        guard !silent.isEmpty else { return [] }
-        for client in silent { steering[client] = nil }
+        guard let current = driver, now.duration(since: current.lastHeard) >= silenceLimit(current.kind) else { return [] }
+        driver = nil
         return loseInput()
+    }
+
+    /// The drive state's speed after controls were applied: a stick that asked for a speed while the car
+    /// stands (stopped by something else: lost input, engine off, the link) must come back to rest first.
+    package mutating func observe(speed: Int) {
+        guard speed == 0 else { return }
+        for (client, stick) in sticks where stick.speed > 0 { sticks[client]?.stopped() }
+    }
+
+    private func silenceLimit(_ kind: Kind) -> Duration { kind == .slider ? timeout : phoneTimeout }
+
+    /// Why `client` may not drive now (another tab drives), or nil.
+    private func refusal(for client: Int) -> String? {
+        guard let driver, driver.client != client else { return nil }
+        return "\(driver.label) is driving: wait for your turn"
+    }
+
+    /// `client` steers at `now`: it drives from now on (it may already); the input is back if it was lost.
+    private mutating func take(_ client: Int, label: String, kind: Kind, at now: Instant) -> [Control] {
+        driver = Driver(client: client, label: driver?.label ?? label, kind: kind, lastHeard: now)
+        guard lost else { return [] }
+        lost = false
+        return [.inputRestored]
     }
 
     private mutating func loseInput() -> [Control] {
         lost = true
+        for client in sticks.keys { sticks[client]?.stopped() }
+        for client in tilts.keys { tilts[client]?.reset() }
         return [.inputLost]
     }
 }

@@ -7,6 +7,8 @@ import DriveInput
 DashboardBuild.factory = { config, logger in
     Dashboard(
         settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger, configFile: config.file,
-        resolver: EventCodeNames())
+        resolver: EventCodeNames(),
+        phone: SteeringGuard.PhoneSettings(
+            tilt: PhoneTilt.Settings(config: config), maxSpeed: config.drive.maxSpeed, hysteresis: config.throttle.hysteresis))
 }
 Carbridge.main()

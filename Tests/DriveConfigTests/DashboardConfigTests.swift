@@ -39,6 +39,13 @@ final class DashboardConfigTests: XCTestCase {
         XCTAssertEqual(errors("[dashboard]\nlisten = \"0.0.0.0:8080\"\ncontrols = true\ntoken = \"0123456789abcdef\"\n"), [])
     }
 
+    func testTiltRate() throws {
+        XCTAssertEqual(try load("").dashboard.tiltHz, 20)
+        XCTAssertEqual(try load("[dashboard]\ntilt_hz = 40\n").dashboard.tiltHz, 40)
+        XCTAssertEqual(errors("[dashboard]\ntilt_hz = 41\n").count, 1, "above the tab's message limit")
+        XCTAssertEqual(errors("[dashboard]\ntilt_hz = 4\n").count, 1)
+    }
+
     func testBadValues() {
         XCTAssertEqual(errors("[dashboard]\nlisten = \"8080\"\n"), [#"t.toml:2: dashboard.listen: "8080" is not HOST:PORT (e.g. "127.0.0.1:8080")"#])
         XCTAssertEqual(errors("[dashboard]\nlisten = \"127.0.0.1:99999\"\n"), [#"t.toml:2: dashboard.listen: "127.0.0.1:99999": the port must be a number 0…65535"#])

@@ -104,6 +104,46 @@ final class DashboardLoopTests: XCTestCase {
         XCTAssertEqual(link.texts.last, "M,0,10,1")
     }
 
+    func testASilentPhoneStopsTheCarAt500msAndOthersAreToldWhoDrives() throws {
+        let (loop, link, bridge, _, core, _, hub) = try make()
+        let phone = hub.subscribe().id
+        let other = hub.subscribe().id
+        core.handle(.connected(label: "phone \(phone) (Android)"), from: phone)
+        core.handle(.connected(label: "phone \(other) (iPhone)"), from: other)
+        let held = ClientMessage.stick(PhoneStickReading(x: 0, y: 0.5, form: .xy))
+        core.handle(.message(.control(.engine)), from: phone)
+        core.handle(.message(.stick(PhoneStickReading(x: 0, y: 0, form: .xy))), from: phone)
+        core.handle(.message(held), from: phone)
+        XCTAssertEqual(link.texts.last, "M,0,120,1")
+        // The other phone is refused, told why, and nothing of it reaches the car.
+        core.handle(.message(.control(.engine)), from: other)
+        XCTAssertEqual(hub.takeReplies(other), ["phone \(phone) (Android) is driving: wait for your turn"])
+        XCTAssertTrue(bridge.state.engineOn)
+        // Heartbeats keep it going; then silence: the stop frame at exactly 500 ms.
+        for _ in 0..<4 {
+            try loop.advance(by: .milliseconds(50))
+            core.handle(.message(held), from: phone)
+        }
+        let before = loop.now()
+        try loop.advance(by: .milliseconds(499))
+        XCTAssertEqual(link.texts.last, "M,0,120,1")
+        try loop.advance(by: .milliseconds(1))
+        XCTAssertEqual(link.texts.last, "M,0,0,1")
+        XCTAssertEqual(loop.now().duration(since: before), .milliseconds(500))
+        // The other phone takes over: its held stick gives no speed before it rested.
+        core.handle(.message(held), from: other)
+        XCTAssertEqual(link.texts.last, "M,0,0,1")
+        XCTAssertEqual(bridge.state.speed, 0)
+        core.handle(.message(.stick(PhoneStickReading(x: 0, y: 0, form: .xy))), from: other)
+        core.handle(.message(held), from: other)
+        XCTAssertEqual(link.texts.last, "M,0,120,1")
+        // A stop from elsewhere (the keyboard's engine off and on): the stick rests first again.
+        bridge.apply(.engine)
+        bridge.apply(.engine)
+        core.handle(.message(.stick(PhoneStickReading(x: 0, y: 0.8, form: .xy))), from: other)
+        XCTAssertEqual(bridge.state.speed, 0, "no speed from a stick held through the stop")
+    }
+
     func testAClosedSteeringTabStopsTheCarAtOnce() throws {
         let (_, link, _, _, core, _, _) = try make()
         core.handle(.message(.control(.engine)), from: 3)

@@ -19,7 +19,7 @@ final class DashboardStateTests: XCTestCase {
         let json = state.json(now: t.advanced(by: .milliseconds(500)), timeText: { _ in "12:00:00.000" })
         XCTAssertEqual(
             json,
-            #"{"type":"state","engine":true,"speed":40,"maxSpeed":120,"direction":1,"angle":33.3,"range":1,"deadman":false,"link":"down","linkName":"tcp://127.0.0.1:7000","reason":"refused \"x\"","retryMs":1000,"framesSent":3,"frames":[{"text":"M,0,40,1","time":"12:00:00.000"}],"car":[{"time":"12:00:00.000","text":"BAT 7.4V \u003cok>\\"}],"inputs":["keyboard"],"notices":[],"feedback":[{"time":"12:00:00.000","event":"engineOn","text":"engine on"},{"time":"12:00:00.000","event":"stopped","text":"stopped: link or input lost"}],"bt":{"phase":"idle","message":"","devices":[]}}"#)
+            #"{"type":"state","engine":true,"speed":40,"maxSpeed":120,"direction":1,"angle":33.3,"range":1,"deadman":false,"link":"down","linkName":"tcp://127.0.0.1:7000","reason":"refused \"x\"","retryMs":1000,"framesSent":3,"frames":[{"text":"M,0,40,1","time":"12:00:00.000"}],"car":[{"time":"12:00:00.000","text":"BAT 7.4V \u003cok>\\"}],"inputs":["keyboard"],"driver":"","notices":[],"feedback":[{"time":"12:00:00.000","event":"engineOn","text":"engine on"},{"time":"12:00:00.000","event":"stopped","text":"stopped: link or input lost"}],"bt":{"phase":"idle","message":"","devices":[]}}"#)
     }
 
     func testControlCharactersAreEscaped() {

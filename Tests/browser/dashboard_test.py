@@ -13,6 +13,7 @@ from harness import Car, Carbridge, Checks, distinct_runs, free_port, wait_http
 from rider_panel import rider_panel_part
 from status_part import status_part
 from join_part import join_part
+from phone_part import phone_part
 
 import websocket  # python3-websocket
 from prometheus_client.parser import text_string_to_metric_families  # python3-prometheus-client
@@ -421,6 +422,7 @@ def main():
         rider_panel_part(args, driver, checks)   # issue 16: the hands-free rider panel
         status_part(args, driver, checks)        # issue 32: the car's status and the low-battery warning
         join_part(args, driver, browser, checks)   # issue 32: joining by QR code
+        phone_part(args, driver, checks)   # issue 32: a phone drives (tilt, stick, safety)
     finally:
         driver.quit()
     try:
