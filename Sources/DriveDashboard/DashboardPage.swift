@@ -439,7 +439,11 @@ function setMode(mode) {
   $("stick").classList.toggle("hidden", mode !== "stick");
   document.body.dataset.phoneMode = mode;
   clearTimeout(orientationCheck);
-  if (mode === "off") { clearInterval(phoneTimer); phoneTimer = null; stickXY = null; return; }
+  if (mode === "off") {
+    clearInterval(phoneTimer); phoneTimer = null; stickXY = null; stickHeld = false;
+    send({ c: "release" });
+    return;
+  }
   startPhoneTimer();
   if (mode === "tilt") {
     status("Tilt: " + (hold === "wheel" ? "hold it like a steering wheel, screen towards you" : "hold it flat, screen up") + ".", false);
@@ -480,17 +484,21 @@ function stickAt(event) {
   $("knob").style.transform = `translate(${x * radius}px, ${-y * radius}px)`;
   phoneChanged();
 }
-stickPad.addEventListener("pointerdown", (e) => { stickPad.setPointerCapture(e.pointerId); stickAt(e); });
-stickPad.addEventListener("pointermove", (e) => { if (stickXY) stickAt(e); });
+let stickHeld = false;
+stickPad.addEventListener("pointerdown", (e) => { stickPad.setPointerCapture(e.pointerId); stickHeld = true; stickAt(e); });
+stickPad.addEventListener("pointermove", (e) => { if (stickHeld) stickAt(e); });
+// Let go, the stick springs back to the centre and keeps reporting it (at rest: θ 0, speed 0), so a thumb
+// lifted for a moment is not lost input; leaving stick mode, or the page, is.
 function stickRelease() {
-  if (!stickXY) return;
-  stickXY = { x: 0, y: 0 }; phoneSend(); stickXY = null;
+  if (!stickHeld) return;
+  stickHeld = false;
+  stickXY = { x: 0, y: 0 }; phoneSend();
   $("knob").style.transform = "";
 }
 stickPad.addEventListener("pointerup", stickRelease);
 stickPad.addEventListener("pointercancel", stickRelease);
 // A hidden or closing page stops driving (the server does not rely on it: its silence rule stops the car too).
-function leave() { send({ c: "release" }); if (phoneMode !== "off") setMode("off"); }
+function leave() { if (phoneMode !== "off") setMode("off"); else send({ c: "release" }); }
 document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") leave(); });
 window.addEventListener("pagehide", leave);
 connect();

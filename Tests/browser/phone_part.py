@@ -245,6 +245,14 @@ def _stick(driver, car, checks, base):
     checks.check("phone stick: after engine off and on, speed only after the stick was back at the centre",
                  before_rest == [] and "M,0,240,1" in after, "%s / %s" % (before_rest, after))
     car.wait(lambda c: _distinct(_motion(c, held))[-1:] == ["M,0,0,1"], 2)
+    # A lifted thumb is a stick at rest, not lost input: the page keeps reporting the centre, so the phone
+    # still drives after well over the 500 ms silence rule (an absence, so it is watched for a while).
+    lifted = time.monotonic()
+    time.sleep(1.2)
+    checks.check("phone stick: a lifted thumb keeps reporting the centre (still the driver after 1.2 s)",
+                 _attr(driver, "driver", "data-you") == "true"
+                 and all(s.split(",")[2] == "0" for _, s in _motion(car, lifted)),
+                 "%s %s" % (_attr(driver, "driver", "data-you"), [s for _, s in _motion(car, lifted)][:5]))
 
 
 def _drive_tilt_at_10(driver, car):
