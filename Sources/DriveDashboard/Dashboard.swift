@@ -60,9 +60,14 @@ package final class Dashboard: RunSessionExtension {
         }
         core.hub = hub
         core.publish()
-        let server = DashboardServer(access: DashboardAccess(controls: settings.controls, token: settings.token), hub: hub, metrics: metrics)
         let port: Int
+        let server: DashboardServer
+        let certificate: DashboardCertificate?
         do {
+            certificate = try settings.tls.isOn ? loadCertificate(for: address) : nil
+            server = DashboardServer(
+                access: DashboardAccess(controls: settings.controls, token: settings.token), hub: hub, metrics: metrics,
+                certificate: certificate, camera: settings.cameraURL)
             port = try server.start(address: address)
         } catch {
             // The run's subscribers keep the loop side, which keeps the bridge: leave them.
@@ -74,7 +79,22 @@ package final class Dashboard: RunSessionExtension {
         self.port = port
         let shown = ListenAddress(host: address.host, port: port)
         let mode = settings.controls ? (settings.token != nil ? "controls with the token" : "controls") : "view only"
-        logger.notice("dashboard on http://\(shown)/ (\(mode)); metrics on http://\(shown)/metrics")
+        let scheme = settings.tls.scheme
+        let identity = certificate.map { "; certificate SHA-256 \($0.fingerprint)" } ?? ""
+        logger.notice("dashboard on \(scheme)://\(shown)/ (\(mode)); metrics on \(scheme)://\(shown)/metrics\(identity)")
+        if let warning = settings.cameraWarning { logger.warning("dashboard: \(warning)") }
+    }
+
+    /// The HTTPS identity: the operator's files, or the stored self-signed certificate (made, and the reason
+    /// logged, when there is none to reuse).
+    private func loadCertificate(for address: ListenAddress) throws -> DashboardCertificate {
+        let certificate = try DashboardCertificate.load(
+            settings.tls, directory: { try StateFile.directory(environment: StateFile.processEnvironment) },
+            hosts: DashboardCertificate.subjectNames(for: address))
+        if let reason = certificate.regenerated {
+            logger.notice("dashboard: made a new self-signed certificate (\(reason))")
+        }
+        return certificate
     }
 
     package func stop() {
