@@ -10,6 +10,7 @@ import argparse, json, math, os, re, shutil, statistics, sys, threading, time, u
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Car, Carbridge, Checks, distinct_runs, free_port, wait_http
 from rider_panel import rider_panel_part
+from tls_part import tls_part
 
 import websocket  # python3-websocket
 from prometheus_client.parser import text_string_to_metric_families  # python3-prometheus-client
@@ -416,6 +417,7 @@ def main():
             except Exception as error:
                 checks.check(part.__name__, False, "%s: %s" % (type(error).__name__, error))
         rider_panel_part(args, driver, checks)   # issue 16: the hands-free rider panel
+        tls_part(args, checks)   # issue 32: HTTPS (its own browser)
     finally:
         driver.quit()
     try:
