@@ -34,9 +34,10 @@ package enum StateFile {
         return values
     }
 
-    /// Makes `path` and its missing parents (mode 0700: the key lives there).
+    /// Makes `path` and its missing parents (mode 0700: the key lives there); a relative path is taken
+    /// from the working directory.
     static func makeDirectory(_ path: String) throws {
-        var prefix = ""
+        var prefix = path.hasPrefix("/") ? "" : "."
         for part in path.split(separator: "/") {
             prefix += "/" + part
             if mkdir(prefix, 0o700) != 0 && errno != EEXIST {

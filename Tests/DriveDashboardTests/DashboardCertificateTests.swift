@@ -97,6 +97,16 @@ final class DashboardCertificateTests: XCTestCase {
         }
     }
 
+    func testARelativeStateDirectoryIsMadeUnderTheWorkingDirectory() throws {
+        let base = try temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let saved = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(base))
+        defer { FileManager.default.changeCurrentDirectoryPath(saved) }
+        _ = try DashboardCertificate.selfSigned(directory: "relative/state", hosts: hosts)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: base + "/relative/state/dashboard-key.pem"))
+    }
+
     func testStateDirectory() throws {
         XCTAssertEqual(try StateFile.directory(environment: ["STATE_DIRECTORY": "/var/lib/carbridge:/var/lib/other", "HOME": "/h"]), "/var/lib/carbridge")
         XCTAssertEqual(try StateFile.directory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]), "/x/carbridge")

@@ -155,7 +155,7 @@ def tls_part(args, checks):
     lan = lan_address()
     if not checks.check("a non-loopback IPv4 address to listen on", lan is not None):
         return
-    state = os.path.join(args.out, "tls-state")
+    state = os.path.abspath(os.path.join(args.out, "tls-state"))  # as systemd's STATE_DIRECTORY is
     cert = os.path.join(state, "dashboard-cert.pem")
     key = os.path.join(state, "dashboard-key.pem")
     car = Car()
