@@ -3,8 +3,8 @@ test's out dir. The logged fingerprint is the served certificate's; curl verifie
 certificate as its only CA (so it names 127.0.0.1); a restart serves the same certificate; the token, Origin
 and message rules hold over https/wss; headless Chromium, trusting the certificate by its SPKI hash only,
 gets a secure context on this machine's non-loopback address (and, as the control, none over plain HTTP
-there); and controls over plain HTTP on that address are refused by check-config unless allow_http = true.
-Called from dashboard_test.py's main()."""
+there); the camera's <img> and its origin in img-src; and controls over plain HTTP on that address are
+refused by check-config unless allow_http = true. Called from dashboard_test.py's main()."""
 import base64, hashlib, json, os, re, socket, ssl, subprocess, time, urllib.error, urllib.request
 from harness import Car, Carbridge, free_port, wait_http
 
@@ -14,6 +14,7 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
 TOKEN = "tls-token-0123456789abcdef"
+CAMERA = "https://127.0.0.1:9/stream"  # nothing listens: only the page and its policy are checked
 
 
 def lan_address():
@@ -126,6 +127,11 @@ def https_security(checks, port, cert):
         except urllib.error.HTTPError as response:
             return response.code, response.headers.get("Set-Cookie", "")
 
+    with opener.open(base + "/") as response:
+        policy = response.headers.get("Content-Security-Policy", "")
+        page = response.read().decode()
+    checks.check("https: camera_url's <img> is on the page and img-src gains exactly its origin",
+                 'id="camera" src="%s"' % CAMERA in page and "img-src data: https://127.0.0.1:9;" in policy, policy)
     status, _ = login("wrong-token-000000")
     checks.check("https: a wrong token is refused (403)", status == 403, str(status))
     status, cookie_header = login(TOKEN)
@@ -160,7 +166,7 @@ def tls_part(args, checks):
     key = os.path.join(state, "dashboard-key.pem")
     car = Car()
     port = free_port()
-    config = '[dashboard]\ncontrols = true\ntoken = "%s"\ntls = "self-signed"\n' % TOKEN
+    config = '[dashboard]\ncontrols = true\ntoken = "%s"\ntls = "self-signed"\ncamera_url = "%s"\n' % (TOKEN, CAMERA)
     driver = None
     cb = start(args, "first", config, state, car.port, "0.0.0.0:%d" % port)
     try:
