@@ -47,7 +47,9 @@ struct CheckConfigCommand: CarbridgeCommand {
               devices: gamepad \(config.devices.gamepad.configValue), accelerometer \(config.devices.accelerometer.configValue)\
             \(config.usesBoard ? ", board \(config.devices.board.configValue)" : "")
               buttons: \(config.buttons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
-            \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))
+            \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
+            \(config.dashboard.listen.map { "\n  dashboard: \(config.dashboard.tls.scheme)://\($0)/" } ?? "")\
+            \(config.dashboard.cameraWarning.map { "\n  warning: \($0)" } ?? "")
             """)
     }
 }

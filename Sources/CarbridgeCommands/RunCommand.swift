@@ -69,7 +69,7 @@ struct RunCommand: CarbridgeCommand {
 
     @Option(name: .long, help: ArgumentHelp(
         "Serve the web dashboard and /metrics on HOST:PORT (overrides [dashboard] listen), e.g. 127.0.0.1:8080.",
-        discussion: "View only unless [dashboard] controls = true; controls on a non-loopback address need [dashboard] token. "
+        discussion: "View only unless [dashboard] controls = true; controls on a non-loopback address need [dashboard] token and HTTPS ([dashboard] tls = \"self-signed\", or cert/key) unless [dashboard] allow_http = true. "
             + "With a token, phones join by the QR code the live view and the page show ([dashboard] join, url).",
         valueName: "host:port"), transform: RunConfigFlag.dashboard.parse)
     var dashboard: ConfigOverride?

@@ -101,7 +101,7 @@ public struct CarbridgeConfig: Sendable {
         public init() {}
 
         /// The scheme the dashboard serves (the join URL's, when `url` is not set).
-        public var scheme: String { "http" }
+        public var scheme: String { tls.scheme }
 
         /// True when the join QR code is shown: controls with a token (a join is the token's alternative).
         public var showsJoinCode: Bool { join != .off && controls && token != nil }
@@ -141,10 +141,77 @@ public struct CarbridgeConfig: Sendable {
         /// `tilt_hz`: how often a driving phone reports, heartbeat included.
         public var tiltHz: Int = ConfigKeys.tiltHz.defaultValue
 
+        /// `tls`: plain HTTP, a self-signed certificate, or `cert` and `key`.
+        public var tlsMode: DashboardTLS.Mode = ConfigKeys.tls.defaultValue
+        /// `cert`: the certificate (chain) PEM file for `tls = "files"`; nil = none.
+        public var certFile: String? = ConfigKeys.cert.defaultValue
+        /// `key`: its private key PEM file; nil = none.
+        public var keyFile: String? = ConfigKeys.key.defaultValue
+        /// `allow_http`: controls over plain HTTP on a non-loopback address are allowed.
+        public var allowHTTP: Bool = ConfigKeys.allowHTTP.defaultValue
+        /// `camera_url`: the car's camera stream, shown on the page; nil = none.
+        public var cameraURL: CameraURL? = ConfigKeys.cameraURL.defaultValue
+
+        /// How the page is served (`tlsMode` with the files; `off` while `files` lacks one of them, which
+        /// `problem` reports).
+        public var tls: DashboardTLS {
+            switch tlsMode {
+            case .off: return .off
+            case .selfSigned: return .selfSigned
+            case .files:
+                guard let certFile, let keyFile else { return .off }
+                return .files(cert: certFile, key: keyFile)
+            }
+        }
+
         /// The problem with this combination, if any (also checked for `run --dashboard`).
-        public var problem: String? {
-            guard controls, let listen, !listen.isLoopback, token == nil else { return nil }
-            return "controls on a non-loopback address (\(listen)) need a token: set [dashboard] token, or listen on 127.0.0.1"
+        public var problem: String? { problemAndKeys?.message }
+
+        /// The problem with this combination and the keys it is about, if any: a token for controls off
+        /// loopback, the certificate files, then controls over plain HTTP off loopback.
+        public var problemAndKeys: (message: String, keys: [String])? {
+            if controls, let listen, !listen.isLoopback, token == nil {
+                return ("controls on a non-loopback address (\(listen)) need a token: set [dashboard] token, or listen on 127.0.0.1",
+                        [ConfigKeys.controls.name, ConfigKeys.listen.name])
+            }
+            if let problem = filesProblem { return problem }
+            if controls, let listen, !listen.isLoopback, tlsMode == .off, !allowHTTP {
+                return (
+                    "controls on a non-loopback address (\(listen)) over plain HTTP: phones get no tilt sensors over plain "
+                        + "HTTP (browsers give deviceorientation only to secure contexts) and the token travels in clear: "
+                        + "set tls = \"self-signed\" (or cert/key), or allow_http = true",
+                    [ConfigKeys.controls.name, ConfigKeys.listen.name, ConfigKeys.tls.name])
+            }
+            return nil
+        }
+
+        /// A warning that does not stop the run: an `http://` camera on an HTTPS page is mixed content.
+        public var cameraWarning: String? {
+            guard tlsMode != .off, let cameraURL, cameraURL.isPlainHTTP else { return nil }
+            return "camera_url \(cameraURL) is http:// on an HTTPS page: mixed content, which browsers upgrade to https:// "
+                + "or block (serve the camera over https://, or use tls = \"off\" on a trusted network)"
+        }
+
+        private var filesProblem: (message: String, keys: [String])? {
+            let cert = ConfigKeys.cert.name
+            let key = ConfigKeys.key.name
+            switch (tlsMode, certFile, keyFile) {
+            case (.files, nil, nil):
+                return ("tls = \"files\" needs cert and key (PEM files)", [ConfigKeys.tls.name])
+            case (.files, _?, nil):
+                return ("cert and key go together: key (the private key's PEM file) is missing", [cert])
+            case (.files, nil, _?):
+                return ("cert and key go together: cert (the certificate's PEM file) is missing", [key])
+            case (.files, let certPath?, let keyPath?):
+                if let problem = PEMFile.problem(path: certPath, kind: .certificate) { return ("cert: \(problem)", [cert]) }
+                if let problem = PEMFile.problem(path: keyPath, kind: .privateKey) { return ("key: \(problem)", [key]) }
+                return nil
+            case (_, nil, nil):
+                return nil
+            default:
+                return ("cert and key are read only with tls = \"files\" (tls is \"\(tlsMode.rawValue)\")",
+                        [certFile != nil ? cert : key])
+            }
         }
     }
 

@@ -571,6 +571,54 @@ public enum ConfigKeys {
         return token
     }
 
+    /// `[dashboard] tls`.
+    public static let tls: ConfigKey<DashboardTLS.Mode> = .choice(
+        "dashboard", "tls", default: .off,
+        doc: "Serve the dashboard over HTTPS: \"off\" (plain HTTP), \"self-signed\", or \"files\" (cert and key).",
+        details: [
+            "\"self-signed\": a P-256 key and certificate made at the first start and kept in the state directory",
+            "($STATE_DIRECTORY, else $XDG_STATE_HOME/carbridge, else ~/.local/state/carbridge); its SHA-256",
+            "fingerprint is logged and shown on the page. Phones give a page tilt sensors only over HTTPS.",
+        ],
+        at: \.dashboard.tlsMode)
+
+    /// `[dashboard] cert`.
+    public static let cert: ConfigKey<String?> = pemPath(
+        "cert", doc: "With tls = \"files\": the certificate (chain, PEM), e.g. /etc/carbridge/dashboard.crt.",
+        at: \.dashboard.certFile)
+
+    /// `[dashboard] key`.
+    public static let key: ConfigKey<String?> = pemPath(
+        "key", doc: "With tls = \"files\": the certificate's private key (PEM), readable by carbridge only.",
+        at: \.dashboard.keyFile)
+
+    /// `[dashboard] allow_http`.
+    public static let allowHTTP: ConfigKey<Bool> = .boolean(
+        "dashboard", "allow_http", default: false,
+        doc: "Allow controls over plain HTTP on a non-loopback address (tls = \"off\"); false = refused.",
+        details: ["Over plain HTTP the token travels in clear and phones get no tilt sensors (not a secure context)."],
+        at: \.dashboard.allowHTTP)
+
+    /// `[dashboard] camera_url`.
+    public static let cameraURL: ConfigKey<CameraURL?> = ConfigKey(
+        "dashboard", "camera_url", .string, default: .string(""),
+        doc: "The car's camera stream (MJPEG), shown on the page, e.g. \"http://192.168.4.1:81/stream\"; \"\" = none.",
+        details: [
+            "An absolute http:// or https:// URL. The browser loads it directly (nothing is proxied); the page's",
+            "Content-Security-Policy allows images from its origin only. An http:// camera on an HTTPS page is mixed",
+            "content: browsers upgrade it to https:// or block it.",
+        ],
+        at: \.dashboard.cameraURL
+    ) { scalar throws(ConfigValueError) in
+        let text = scalar.stringValue ?? ""
+        if text.isEmpty { return nil }
+        do {
+            return try CameraURL(parsing: text)
+        } catch {
+            throw ConfigValueError("\(error)")
+        }
+    }
+
     /// `[dashboard] join`.
     public static let join: ConfigKey<CarbridgeConfig.JoinMode> = .choice(
         "dashboard", "join", default: CarbridgeConfig.JoinMode.once,
@@ -659,10 +707,11 @@ public enum ConfigKeys {
             "gestures", doc: "Long-press and hold-to-repeat timing.", keys: [longPress, repeatDelay, repeatInterval]),
         ConfigTableDeclaration(
             "dashboard", doc: "The web dashboard and /metrics (off unless listen is set).",
-            keys: [listen, controls, token, join, dashboardURL, tiltHz],
-            // Controls off loopback need a token: at `controls` when the file sets it, else at `listen`.
+            keys: [listen, controls, token, tls, cert, key, allowHTTP, cameraURL, join, dashboardURL, tiltHz],
+            // Controls off loopback need a token and HTTPS (or allow_http); the certificate files must be there;
+            // "per-turn" needs turns.
             rule: { config in
-                if let problem = config.dashboard.problem { return (problem, [ConfigKeys.controls.name, ConfigKeys.listen.name]) }
+                if let problem = config.dashboard.problemAndKeys { return problem }
                 return config.joinProblem.map { ($0, [ConfigKeys.join.name]) }
             }),
         ConfigTableDeclaration(
@@ -713,6 +762,17 @@ public enum ConfigKeys {
                         + "\"6e400002-b5a3-f393-e0a9-e50e24dcca9e\" (\"\" = recognise the module)")
             }
             return uuid
+        }
+    }
+
+    /// A `[dashboard]` PEM file's path, kept as written (`""`, the default, is nil); the file itself is
+    /// checked with the table's rule, where `tls` is known.
+    private static func pemPath(
+        _ name: String, doc: String, at keyPath: WritableKeyPath<CarbridgeConfig, String?> & Sendable
+    ) -> ConfigKey<String?> {
+        ConfigKey("dashboard", name, .string, default: .string(""), doc: doc, at: keyPath) { scalar throws(ConfigValueError) in
+            let text = scalar.stringValue ?? ""
+            return text.isEmpty ? nil : text
         }
     }
 

@@ -64,11 +64,14 @@ package final class Dashboard: RunSessionExtension {
         core.publish()
         let sessions = SessionStore()
         let joins = settings.showsJoinCode ? JoinCodes(sessionLimit: sessions.limit) : nil
-        let server = DashboardServer(
-            access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
-            metrics: metrics, joins: joins, tiltHz: settings.tiltHz)
         let port: Int
+        let server: DashboardServer
+        let certificate: DashboardCertificate?
         do {
+            certificate = try settings.tls.isOn ? loadCertificate(for: address) : nil
+            server = DashboardServer(
+                access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
+                metrics: metrics, joins: joins, tiltHz: settings.tiltHz, certificate: certificate, camera: settings.cameraURL)
             port = try server.start(address: address)
         } catch {
             // The run's subscribers keep the loop side, which keeps the bridge: leave them.
@@ -80,7 +83,10 @@ package final class Dashboard: RunSessionExtension {
         self.port = port
         let shown = ListenAddress(host: address.host, port: port)
         let mode = settings.controls ? (settings.token != nil ? "controls with the token" : "controls") : "view only"
-        logger.notice("dashboard on http://\(shown)/ (\(mode)); metrics on http://\(shown)/metrics")
+        let scheme = settings.tls.scheme
+        let identity = certificate.map { "; certificate SHA-256 \($0.fingerprint)" } ?? ""
+        logger.notice("dashboard on \(scheme)://\(shown)/ (\(mode)); metrics on \(scheme)://\(shown)/metrics\(identity)")
+        if let warning = settings.cameraWarning { logger.warning("dashboard: \(warning)") }
         if let joins {
             switch JoinAddress.base(settings: settings, port: port) {
             case .success(let base):
@@ -93,6 +99,18 @@ package final class Dashboard: RunSessionExtension {
                 logger.warning("dashboard: no join QR code: \(reason)")
             }
         }
+    }
+
+    /// The HTTPS identity: the operator's files, or the stored self-signed certificate (made, and the reason
+    /// logged, when there is none to reuse).
+    private func loadCertificate(for address: ListenAddress) throws -> DashboardCertificate {
+        let certificate = try DashboardCertificate.load(
+            settings.tls, directory: { try StateFile.directory(environment: StateFile.processEnvironment) },
+            hosts: DashboardCertificate.subjectNames(for: address))
+        if let reason = certificate.regenerated {
+            logger.notice("dashboard: made a new self-signed certificate (\(reason))")
+        }
+        return certificate
     }
 
     package func stop() {

@@ -7,7 +7,7 @@ import DriveSystem
 ///   (`/?token=…` or `POST /login`) and holds the session cookie it got then (`HttpOnly`,
 ///   `SameSite=Strict`, a random id, never the token itself); without a token (allowed on a loopback
 ///   address only, the config check refuses the rest) every local browser.
-/// - A WebSocket upgrade whose `Origin` is not this server (`http://` + the request's `Host`) is refused,
+/// - A WebSocket upgrade whose `Origin` is not this server (its scheme + the request's `Host`) is refused,
 ///   so another site open in the same browser cannot drive the car through the cookie.
 package struct DashboardAccess: Sendable {
     /// The cookie that carries a session id.
@@ -72,9 +72,9 @@ package struct DashboardAccess: Sendable {
         return difference == 0
     }
 
-    /// The `Set-Cookie` value for a new session.
-    package static func setCookie(session: String) -> String {
-        "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict"
+    /// The `Set-Cookie` value for a new session; `Secure` over HTTPS, so the browser never sends it in clear.
+    package static func setCookie(session: String, secure: Bool = false) -> String {
+        "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
     /// The value of cookie `name` in a `Cookie` request header (`a=b; c=d`), if present.
@@ -90,13 +90,12 @@ package struct DashboardAccess: Sendable {
 
     /// Whether a WebSocket upgrade with `origin` (the `Origin` header) to `host` (the `Host` header) is
     /// this page's own: no `Origin` at all (not a browser, so no other site's page either) or exactly
-    /// `http://HOST` / `https://HOST`. `null`, another host or another port is foreign.
-    package static func originAllowed(origin: String?, host: String?) -> Bool {
+    /// `SCHEME://HOST` with the server's own scheme (`http` or `https`). `null`, another scheme, another
+    /// host or another port is foreign.
+    package static func originAllowed(origin: String?, host: String?, scheme: String) -> Bool {
         guard let origin else { return true }
         guard let host, !host.isEmpty else { return false }
-        let o = origin.lowercased()
-        let h = host.lowercased()
-        return o == "http://\(h)" || o == "https://\(h)"
+        return origin.lowercased() == "\(scheme)://\(host.lowercased())"
     }
 }
 

@@ -1,6 +1,48 @@
+import DriveConfig
+
 /// The dashboard's one page: HTML, CSS and JavaScript in one string, no build step, no external asset
 /// (a kiosk may have no internet). Large type for reading across a room; works with touch.
 enum DashboardPage {
+    /// The page with what this run adds to it, made once when the server is made: the camera's section
+    /// (an `<img>` of `camera`, loaded by the browser from the camera itself) and a footer line with the
+    /// HTTPS certificate's fingerprint.
+    static func render(camera: CameraURL?, fingerprint: String?) -> String {
+        var page = html
+        if let camera {
+            let section = """
+                <section id="camera-section">
+                    <h2>Camera</h2>
+                    <img id="camera" src="\(escaped(camera.text))" alt="the car's camera">
+                  </section>
+                """
+            page = page.replacing(cameraMarker, with: section, maxReplacements: 1)
+        }
+        if let fingerprint {
+            let footer = "<footer id=\"tls\">HTTPS certificate SHA-256 <span id=\"tls-fingerprint\">\(escaped(fingerprint))</span></footer>"
+            page = page.replacing(footerMarker, with: footer, maxReplacements: 1)
+        }
+        return page
+    }
+
+    static let cameraMarker = "<!--camera-->"
+    static let footerMarker = "<!--footer-->"
+
+    /// `text` safe inside an HTML attribute or element.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+
     static let html = #"""
 <!doctype html>
 <html lang="en">
@@ -50,6 +92,8 @@ ul.log .t { color:var(--dim); margin-right:.6em; }
 #driver[data-you=true] { color:var(--ok); }
 .hidden { display:none !important; }
 input[type=password] { font-size:1.1em; padding:.3em; }
+#camera { width:100%; display:block; border-radius:.3em; background:#000; }
+footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:anywhere; }
 </style>
 </head>
 <body>
@@ -60,6 +104,7 @@ input[type=password] { font-size:1.1em; padding:.3em; }
   <span id="conn">connecting to carbridge…</span>
 </header>
 <main>
+  <!--camera-->
   <section>
     <h2>Steering</h2>
     <svg viewBox="0 0 200 200" aria-label="steering wheel">
@@ -194,6 +239,7 @@ input[type=password] { font-size:1.1em; padding:.3em; }
   }
   </script>
 </main>
+<!--footer-->
 <script>
 "use strict";
 const $ = (id) => document.getElementById(id);

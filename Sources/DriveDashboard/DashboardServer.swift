@@ -4,6 +4,7 @@ import DriveSystem
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -19,6 +20,9 @@ import NIOPosix
 /// redirect to `/`; a spent code is refused). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
 /// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
 /// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
+///
+/// With a `certificate` the same routes are served over HTTPS only (swift-nio-ssl under Hummingbird's
+/// HTTP/1.1 and WebSocket upgrade): the cookie is `Secure`, and only `https://` origins are this page's.
 package final class DashboardServer: @unchecked Sendable {
     private let access: DashboardAccess
     private let sessions: SessionStore
@@ -27,15 +31,19 @@ package final class DashboardServer: @unchecked Sendable {
     private let joins: JoinCodes?
     /// `[dashboard] tilt_hz`, told to each page in its hello.
     private let tiltHz: Int
+    private let certificate: DashboardCertificate?
+    private let camera: CameraURL?
+    private let pageHTML: String
+    private var scheme: String { certificate == nil ? "http" : "https" }
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
     private var taskEnd: Handoff<Bool>?
 
-    /// Creates a server (nothing listens until `start`).
-    /// `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
+    /// Creates a server (nothing listens until `start`): HTTPS with `certificate`, else HTTP; the page shows
+    /// `camera` when set; `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
     package init(
         access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
-        joins: JoinCodes? = nil, tiltHz: Int = 20
+        joins: JoinCodes? = nil, tiltHz: Int = 20, certificate: DashboardCertificate? = nil, camera: CameraURL? = nil
     ) {
         self.joins = joins
         self.tiltHz = tiltHz
@@ -43,6 +51,9 @@ package final class DashboardServer: @unchecked Sendable {
         self.sessions = sessions
         self.hub = hub
         self.metrics = metrics
+        self.certificate = certificate
+        self.camera = camera
+        pageHTML = DashboardPage.render(camera: camera, fingerprint: certificate?.fingerprint)
     }
 
     /// Starts listening on `address` and returns the bound port once it does (at most 5 s); throws when
@@ -53,11 +64,19 @@ package final class DashboardServer: @unchecked Sendable {
         let outcome = Handoff<Result<Int, DashboardError>>()
         let wsConfiguration = WebSocketServerConfiguration(
             maxFrameSize: ClientMessage.frameLimit, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2))
+        var server: HTTPServerBuilder = .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, channel, _ in
+            upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
+        }
+        if let certificate {
+            do {
+                server = try .tls(server, tlsConfiguration: certificate.serverConfiguration)
+            } catch {
+                throw DashboardError("cannot serve HTTPS on \(address): \(error)")
+            }
+        }
         let app = Application(
             router: makeRouter(),
-            server: .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, channel, _ in
-                upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
-            },
+            server: server,
             configuration: .init(
                 address: .hostname(address.host, port: address.port),
                 availableConnectionsDelegate: MaximumAvailableConnections(64)),
@@ -128,9 +147,9 @@ package final class DashboardServer: @unchecked Sendable {
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
         // A request for /ws that was not upgraded: a foreign Origin, or not a WebSocket handshake.
-        router.get("/ws") { request, _ -> Response in
+        router.get("/ws") { [scheme] request, _ -> Response in
             let origin = request.headers[.origin]
-            if !DashboardAccess.originAllowed(origin: origin, host: request.head.authority) {
+            if !DashboardAccess.originAllowed(origin: origin, host: request.head.authority, scheme: scheme) {
                 return Self.text(.forbidden, "WebSocket refused: Origin \(origin ?? "") is not this dashboard (\(request.head.authority ?? "no Host"))\n")
             }
             return Self.text(.badRequest, "WebSocket only: /ws takes a WebSocket upgrade\n")
@@ -141,7 +160,8 @@ package final class DashboardServer: @unchecked Sendable {
     private func page() -> Response {
         var headers = Self.securityHeaders()
         headers[.contentType] = "text/html; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(camera: camera)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: pageHTML)))
     }
 
     private func login(token: String) -> Response {
@@ -153,7 +173,7 @@ package final class DashboardServer: @unchecked Sendable {
             return Self.text(.forbidden, "wrong token\n")
         }
         var headers = Self.securityHeaders()
-        headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create())
+        headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create(), secure: certificate != nil)
         headers[.location] = "/"
         return Response(status: .seeOther, headers: headers)
     }
@@ -188,11 +208,18 @@ package final class DashboardServer: @unchecked Sendable {
     static func securityHeaders() -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] =
-            "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        headers[.contentSecurityPolicy] = contentSecurityPolicy(camera: nil)
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         return headers
+    }
+
+    /// The page's policy: nothing but its own inline code, its WebSocket and form, and images from `data:`
+    /// and the camera's origin (exactly that one) when there is a camera.
+    static func contentSecurityPolicy(camera: CameraURL?) -> String {
+        let images = camera.map { "data: \($0.origin)" } ?? "data:"
+        return "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src \(images); connect-src 'self'; "
+            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 
     static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
@@ -232,7 +259,7 @@ package final class DashboardServer: @unchecked Sendable {
 
     private func upgrade(_ head: HTTPRequest, loopback: Bool) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard head.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
-        guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority) else {
+        guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority, scheme: scheme) else {
             metrics.refusedUpgrades.increment()
             return .dontUpgrade
         }

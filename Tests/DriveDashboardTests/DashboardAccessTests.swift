@@ -58,14 +58,25 @@ final class DashboardAccessTests: XCTestCase {
     }
 
     func testOriginChecks() {
-        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080"))
-        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://KIOSK.local:8080", host: "kiosk.local:8080"))
-        XCTAssertTrue(DashboardAccess.originAllowed(origin: nil, host: "127.0.0.1:8080"), "no Origin: not a browser")
-        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://evil.example", host: "127.0.0.1:8080"))
-        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:9999", host: "127.0.0.1:8080"))
-        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080.evil.example", host: "127.0.0.1:8080"))
-        XCTAssertFalse(DashboardAccess.originAllowed(origin: "null", host: "127.0.0.1:8080"))
-        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: nil))
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", scheme: "http"))
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://KIOSK.local:8080", host: "kiosk.local:8080", scheme: "http"))
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: nil, host: "127.0.0.1:8080", scheme: "http"), "no Origin: not a browser")
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://evil.example", host: "127.0.0.1:8080", scheme: "http"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:9999", host: "127.0.0.1:8080", scheme: "http"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080.evil.example", host: "127.0.0.1:8080", scheme: "http"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "null", host: "127.0.0.1:8080", scheme: "http"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: nil, scheme: "http"))
+    }
+
+    /// An HTTPS dashboard is reached from its https:// page only, and an HTTP one from its http:// page only.
+    func testOriginSchemeIsExact() {
+        XCTAssertTrue(DashboardAccess.originAllowed(origin: "https://192.168.1.5:8443", host: "192.168.1.5:8443", scheme: "https"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "http://192.168.1.5:8443", host: "192.168.1.5:8443", scheme: "https"))
+        XCTAssertFalse(DashboardAccess.originAllowed(origin: "https://127.0.0.1:8080", host: "127.0.0.1:8080", scheme: "http"))
+    }
+
+    func testCookieIsSecureOverHTTPS() {
+        XCTAssertEqual(DashboardAccess.setCookie(session: "abc", secure: true), "carbridge_session=abc; Path=/; HttpOnly; SameSite=Strict; Secure")
     }
 
     func testSessions() {

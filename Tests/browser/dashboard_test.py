@@ -14,6 +14,7 @@ from rider_panel import rider_panel_part
 from status_part import status_part
 from join_part import join_part
 from phone_part import phone_part
+from tls_part import tls_part
 
 import websocket  # python3-websocket
 from prometheus_client.parser import text_string_to_metric_families  # python3-prometheus-client
@@ -423,6 +424,7 @@ def main():
         status_part(args, driver, checks)        # issue 32: the car's status and the low-battery warning
         join_part(args, driver, browser, checks)   # issue 32: joining by QR code
         phone_part(args, driver, checks)   # issue 32: a phone drives (tilt, stick, safety)
+        tls_part(args, checks)   # issue 32: HTTPS (its own browser)
     finally:
         driver.quit()
     try:

@@ -23,4 +23,4 @@ scripts/install-deps.sh chromium chromium-driver python3-selenium python3-promet
 out=Tests/browser/out/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out"
 # Debian's python3 (the first python3 on PATH may be another one without these modules).
-exec timeout 170 /usr/bin/python3 Tests/browser/dashboard_test.py --bin "$bin" --out "$out" "${extra[@]}"
+exec timeout 200 /usr/bin/python3 Tests/browser/dashboard_test.py --bin "$bin" --out "$out" "${extra[@]}"

@@ -100,6 +100,8 @@ check "carbridge does not link libsystemd (readelf -d: no NEEDED entry)" $? "$(r
 # The dashboard's code is only in carbridge-dashboard (Swift symbols name their module).
 ! grep -q HummingbirdCore "$bin" && grep -q HummingbirdCore "$dashboard"
 check "Hummingbird is linked into carbridge-dashboard only" $?
+! grep -q NIOSSL "$bin" && grep -q NIOSSL "$dashboard"
+check "swift-nio-ssl (the dashboard's HTTPS) is linked into carbridge-dashboard only" $?
 # With no Swift toolchain on the library path at all: the static standard library is inside.
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= "$bin" --help > "$tmp/help" 2>&1 && grep -q "SUBCOMMANDS" "$tmp/help"
 check "the packaged binary runs --help" $? "$(head -3 "$tmp/help")"
