@@ -113,7 +113,8 @@ def join_part(args, driver, make_browser, checks):
         # On a wildcard address when this machine has another one than loopback: the join URL is then that
         # address (getifaddrs), and a view-only browser connecting through it must not get the code.
         externals = external_ipv4s()
-        cb, base, port = _run(args, "once", '[dashboard]\ncontrols = true\ntoken = "%s"\njoin = "once"\n' % TOKEN, car,
+        # Plain HTTP (allow_http) keeps the phone's profile simple here; tls_part checks HTTPS.
+        cb, base, port = _run(args, "once", '[dashboard]\ncontrols = true\ntoken = "%s"\njoin = "once"\nallow_http = true\n' % TOKEN, car,
                               listen="0.0.0.0" if externals else "127.0.0.1")
         join_base = "http://%s:%d" % (externals[0] if externals else "127.0.0.1", port)
         checks.check("join: dashboard up", wait_http(base + "/") == 200)
