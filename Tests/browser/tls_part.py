@@ -7,11 +7,13 @@ there); the camera's <img> and its origin in img-src; and controls over plain HT
 refused by check-config unless allow_http = true. Called from dashboard_test.py's main()."""
 import base64, hashlib, json, os, re, socket, ssl, subprocess, time, urllib.error, urllib.request
 from harness import Car, Carbridge, free_port, wait_http
+from phone_part import _motion, _orient, _phone
 
 import websocket  # python3-websocket
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
 
 TOKEN = "tls-token-0123456789abcdef"
 CAMERA = "https://127.0.0.1:9/stream"  # nothing listens: only the page and its policy are checked
@@ -67,11 +69,11 @@ def wait_https(url, timeout=10.0):
     return None
 
 
-def spki_browser(args, spki):
+def spki_browser(args, spki, profile="chromium-tls"):
     options = Options()
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100",
-                 "--user-data-dir=" + os.path.join(args.out, "chromium-tls"),
+                 "--user-data-dir=" + os.path.join(args.out, profile),
                  "--ignore-certificate-errors-spki-list=" + spki]:
         options.add_argument(flag)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
@@ -156,6 +158,42 @@ def https_security(checks, port, cert):
         ws.close()
 
 
+def phone_joins_over_https(args, checks, kiosk, port, cert, car):
+    """The visitor's whole path: the kiosk's own screen (a loopback connection) shows the join code; a phone
+    (another profile, trusting the certificate) opens it over HTTPS with no typing, tilts, and the car turns."""
+    kiosk.get("https://127.0.0.1:%d/" % port)
+    shown = ""
+    end = time.monotonic() + 5
+    while time.monotonic() < end and not shown.startswith("https://"):
+        shown = kiosk.execute_script("var e = document.getElementById('join-url'); return e ? e.textContent : ''") or ""
+        time.sleep(0.05)
+    if not checks.check("https: the kiosk's screen shows an https:// join URL", shown.startswith("https://") and "/join?code=" in shown, shown):
+        return
+    phone = spki_browser(args, spki_hash(cert), profile="chromium-phone")
+    try:
+        _phone(phone)
+        phone.get(shown)
+        end = time.monotonic() + 5
+        while time.monotonic() < end and "hidden" in (phone.find_element(By.ID, "phone-section").get_attribute("class") or ""):
+            time.sleep(0.05)
+        secure = phone.execute_script("return window.isSecureContext")
+        controls = "hidden" not in (phone.find_element(By.ID, "phone-section").get_attribute("class") or "")
+        checks.check("https: the phone that opened the join URL is logged in (controls, a secure context)",
+                     controls and secure is True, "controls %s secure %s" % (controls, secure))
+        phone.find_element(By.ID, "btn-engine").click()
+        phone.find_element(By.ID, "mode-tilt").click()
+        since = time.monotonic()
+        _orient(phone, 0, 45)
+        right = car.wait(lambda c: any(s.startswith("R,") for _, s in _motion(c, since)), 3)
+        _orient(phone, 0, -45)
+        left = car.wait(lambda c: any(s.startswith("L,") for _, s in _motion(c, since)), 3)
+        checks.check("https: the joined phone steers the car by tilting (right, then left)", right and left,
+                     str([s for _, s in _motion(car, since)][:6]))
+        phone.find_element(By.ID, "btn-engine").click()
+    finally:
+        phone.quit()
+
+
 def tls_part(args, checks):
     started = time.monotonic()
     lan = lan_address()
@@ -188,6 +226,7 @@ def tls_part(args, checks):
         footer = driver.execute_script("var e = document.getElementById('tls-fingerprint'); return e ? e.textContent : null")
         checks.check("Chromium trusting the SPKI only: https://%s is a secure context" % lan, secure is True, str(secure))
         checks.check("the page's footer shows the fingerprint", footer == served, str(footer))
+        phone_joins_over_https(args, checks, driver, port, cert, car)
     finally:
         cb.stop()
     try:
