@@ -37,7 +37,9 @@ final class InputService: RunService {
 
     func start() throws {
         defer {
-            if model.snapshot.inputs.isEmpty && options.replay == nil {
+            // A dashboard with controls is an input too (browsers and phones drive through it).
+            let browsersDrive = config.dashboard.listen != nil && config.dashboard.controls
+            if model.snapshot.inputs.isEmpty && options.replay == nil && !browsersDrive {
                 logger.notice("no input source: the car stays stopped (stdin is not a terminal and no device is configured)")
             }
         }
