@@ -17,7 +17,7 @@ while [ $# -gt 0 ]; do
     *) echo "browser: unknown option $1" >&2; exit 64 ;;
   esac
 done
-scripts/install-deps.sh chromium chromium-driver python3-selenium python3-prometheus-client python3-websocket zbar-tools >&2
+scripts/install-deps.sh chromium chromium-driver python3-selenium python3-prometheus-client python3-websocket zbar-tools curl openssl >&2
 # `run --dashboard` execs carbridge-dashboard from the same directory (Sources/CarbridgeCommands/DashboardBuild.swift).
 [ -x "$bin" ] && [ -x "$(dirname "$bin")/carbridge-dashboard" ] || swift build
 out=Tests/browser/out/$(date +%Y%m%d-%H%M%S)
