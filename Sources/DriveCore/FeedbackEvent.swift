@@ -9,7 +9,8 @@ public enum FeedbackEvent: Int, Hashable, Sendable, CaseIterable {
     case turnEnding
     /// Speed+ at `max_speed`: one very short pulse.
     case speedCapped
-    /// The car's battery fell below `[car] low_battery`: three short pulses.
+    /// The car's battery fell below `[car] low_battery`: three short pulses. Keep it last: FeedbackService
+    /// uploads it only when `[car] low_battery` is set, and the other cues' raw values are their indices.
     case batteryLow
 
     /// A stable identifier (the dashboard's JSON).

@@ -115,7 +115,10 @@ public final class FeedbackService: RunService, RunSubscriber {
         motorOpeningCount += 1
         let opening = motorOpeningCount
         motorOpenings[key] = opening
-        let patterns = FeedbackEvent.allCases.map(\.pattern)
+        // Each cue is one of the pad's force-feedback slots (a memoryless driver has 16, some pads fewer), and
+        // the uploads wait for the pad: the low-battery cue only when `[car] low_battery` can raise it. It is
+        // the last case, so every cue's index is its raw value either way.
+        let patterns = FeedbackEvent.allCases.filter { $0 != .batteryLow || config.car.lowBattery != nil }.map(\.pattern)
         RumbleMotor.open(path: path, patterns: patterns, strength: config.feedback.strength, loop: loop) { [weak self] motor in
             guard let self, self.motorOpenings[key] == opening else {
                 motor?.closeInBackground()
