@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Debian package .build-release/carbridge_VERSION_ARCH.deb (docs/deployment.md, "The package").
-#   scripts/package.sh
+#   scripts/package.sh [--deps-only]
 # 1. a release build of carbridge and carbridge-dashboard (the same commands with the web dashboard, which
 #    `run` execs when the dashboard is on) linked with --static-swift-stdlib and a static libstdc++ (the
 #    target machine needs no Swift runtime) in .build-release;
@@ -35,6 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 \
     --no-install-recommends "${missing[@]}"
 fi
+# `--deps-only`: only the tools above (scripts/test.sh, before it runs this build in the background, so that
+# no two apt-gets run at once).
+[ "${1:-}" = "--deps-only" ] && exit 0
 command -v swift >/dev/null || { echo "package: no swift on PATH (Swift 6 from swift.org is needed to build)" >&2; exit 1; }
 
 # A failed run must not leave an older package behind for Tests/package/check.sh to pass on.

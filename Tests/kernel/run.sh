@@ -168,8 +168,9 @@ if [ "$NFAIL" -gt 0 ]; then
   if [ -f "$RES_DIR/dmesg.txt" ]; then echo "===== dmesg (last 40 lines) ====="; tail -n 40 "$RES_DIR/dmesg.txt"; fi
   # a numbered scenario's logs are in sN/, a named one's in NAME/
   for failed in $(grep -oE '^FAIL: (scenario [0-9A-Za-z_]+|infra)' "$RES" | awk '{print $2 == "infra" ? "infra" : ($3 ~ /^[0-9]+$/ ? "s"$3 : $3)}' | sort -u); do
-    for f in "$RES_DIR/$failed"/*; do
-      [ -s "$f" ] || continue
+    # A scenario's own files and those of its phases (rumble/A/…); directories are not printed.
+    for f in "$RES_DIR/$failed"/* "$RES_DIR/$failed"/*/*; do
+      [ -f "$f" ] && [ -s "$f" ] || continue
       echo "===== $failed: ${f#"$RES_DIR"/} (last 80 lines) ====="
       tail -n 80 "$f"
     done
