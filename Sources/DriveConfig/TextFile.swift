@@ -3,16 +3,18 @@ import Glibc
 
 /// Reading and atomically replacing a small text file with plain system calls (no Foundation: the daemon
 /// does not load it for the few calls the config needs; docs/performance.md).
-enum TextFile {
+package enum TextFile {
     /// Why a file operation failed: `no such file` for ENOENT, else the system's words (`Permission denied`, …).
-    struct Failure: Error, CustomStringConvertible {
-        let errno: Int32
-        var reason: String { errno == ENOENT ? "no such file" : String(cString: strerror(errno)) }
-        var description: String { reason }
+    package struct Failure: Error, CustomStringConvertible {
+        /// The error number.
+        package let errno: Int32
+        /// The reason in words.
+        package var reason: String { errno == ENOENT ? "no such file" : String(cString: strerror(errno)) }
+        package var description: String { reason }
     }
 
     /// The whole file as UTF-8 text (invalid bytes become U+FFFD).
-    static func read(_ path: String) throws(Failure) -> String {
+    package static func read(_ path: String) throws(Failure) -> String {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 { throw Failure(errno: errno) }
         defer { close(fd) }
@@ -30,24 +32,26 @@ enum TextFile {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Replaces the file at `path` with `text`: written to a temporary file in the same directory (with the
-    /// old file's permissions, if there was one), flushed, then renamed over it.
-    static func writeAtomically(_ text: String, to path: String) throws(Failure) {
+    /// Replaces the file at `path` with `text`: written to a temporary file in the same directory (at `mode`, else
+    /// with the old file's permissions, if there was one; `mkstemp` makes it 0600 until then), flushed, then renamed over it.
+    package static func writeAtomically(_ text: String, to path: String, mode: mode_t? = nil) throws(Failure) {
         var template = Array((path + ".tmp-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         if fd < 0 { throw Failure(errno: errno) }
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         var status = stat()
-        let mode: mode_t
-        if stat(path, &status) == 0 {
-            mode = status.st_mode & 0o7777
+        let fileMode: mode_t
+        if let mode {
+            fileMode = mode
+        } else if stat(path, &status) == 0 {
+            fileMode = status.st_mode & 0o7777
         } else {
             let mask = umask(0)
             umask(mask)
-            mode = 0o666 & ~mask
+            fileMode = 0o666 & ~mask
         }
         var failure: Int32 = 0
-        if fchmod(fd, mode) != 0 { failure = errno }
+        if fchmod(fd, fileMode) != 0 { failure = errno }
         if failure == 0 {
             do { try Syscall.writeAll(fd, Array(text.utf8)) } catch { failure = (error as? SystemError)?.errno ?? EIO }
         }

@@ -1,3 +1,4 @@
+import DriveConfig
 import DriveSystem
 import Glibc
 
@@ -48,41 +49,20 @@ package enum StateFile {
 
     /// The whole file as UTF-8 text.
     static func read(_ path: String) throws(DashboardError) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw DashboardError("\(path): \(errno == ENOENT ? "missing" : String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw DashboardError("\(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            bytes.append(contentsOf: chunk[0..<count])
+        do {
+            return try TextFile.read(path)
+        } catch {
+            throw DashboardError("\(path): \(error.errno == ENOENT ? "missing" : error.reason)")
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Replaces `path` with `text` at `mode`: a temporary file in the same directory (made 0600 by
-    /// `mkstemp`, so the key is never readable by others, even for a moment), flushed, then renamed over it.
+    /// Replaces `path` with `text` at `mode` (`TextFile.writeAtomically`: the temporary file is 0600 from
+    /// `mkstemp` on, so the key is never readable by others, even for a moment).
     static func writeAtomically(_ text: String, to path: String, mode: mode_t) throws {
-        var template = Array((path + ".tmp-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if fd < 0 { throw DashboardError("cannot write \(path): \(String(cString: strerror(errno)))") }
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        var failure: Int32 = 0
-        if fchmod(fd, mode) != 0 { failure = errno }
-        if failure == 0 {
-            do { try Syscall.writeAll(fd, Array(text.utf8)) } catch { failure = (error as? SystemError)?.errno ?? EIO }
-        }
-        if failure == 0 && fsync(fd) != 0 { failure = errno }
-        if close(fd) != 0 && failure == 0 { failure = errno }
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw DashboardError("cannot write \(path): \(String(cString: strerror(failure)))")
+        do {
+            try TextFile.writeAtomically(text, to: path, mode: mode)
+        } catch {
+            throw DashboardError("cannot write \(path): \(String(cString: strerror(error.errno)))")
         }
     }
 }
