@@ -9,7 +9,8 @@ import DriveCore
 /// {"c":"ping"}             "still here" (a steering tab sends it every 250 ms)
 /// {"c":"bt_scan"}          start the Bluetooth search (12 s, through bluetoothd)
 /// {"c":"bt_pick","addr":"98:D3:31:F5:2A:11"}   save this car (from the search's results) as link.url
-/// {"c":"tilt","beta":12.5,"gamma":-30,"angle":90,"hold":"wheel"}   a phone's raw orientation (tilt mode)
+/// {"c":"tilt","beta":12.5,"gamma":-30,"angle":90,"hold":"wheel","seq":812}   a phone's raw orientation (tilt
+///                          mode) and its page's count of sensor events (a count that did not move: a heartbeat)
 /// {"c":"stick","x":0.2,"y":0.8,"form":"polar"}   a phone's thumb stick (x right, y forward; −1…1)
 /// {"c":"straight"}         this phone's current tilt is straight ahead
 /// {"c":"release"}          this tab stops driving (hidden, closed)
@@ -39,6 +40,8 @@ package enum ClientMessage: Hashable, Sendable {
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
     package static let maximumBytes = 256
+    /// The largest `seq` of a tilt report: JavaScript's largest exact integer (a page never gets near it).
+    package static let maximumSequence: Double = 9_007_199_254_740_991
     /// The WebSocket frame/message limit (16 KiB), above which the connection is closed (1009, or a
     /// reset when the unread rest of the message is still arriving).
     package static let frameLimit = 16384
@@ -105,13 +108,17 @@ package enum ClientMessage: Hashable, Sendable {
             default: return .ping
             }
         case "tilt":
-            try only(["c", "beta", "gamma", "angle", "hold"])
+            try only(["c", "beta", "gamma", "angle", "hold", "seq"])
             let beta = try within("beta", -180...180, "−180…180")
             let gamma = try within("gamma", -90...90, "−90…90")
             let angle = try number("angle")
             guard [0, 90, 180, 270, -90].contains(angle) else { throw Rejection("\"angle\" must be 0, 90, 180, 270 or −90") }
             let hold = try choice("hold", PhoneTilt.Hold.self, "\"wheel\", \"flat\"")
-            return .tilt(PhoneTiltReading(beta: beta, gamma: gamma, screenAngle: Int(angle), hold: hold))
+            let sequence = try number("seq")
+            guard sequence == sequence.rounded(), (0...maximumSequence).contains(sequence) else {
+                throw Rejection("\"seq\" must be a whole number 0…\(Int(maximumSequence)) (the page's count of sensor events)")
+            }
+            return .tilt(PhoneTiltReading(beta: beta, gamma: gamma, screenAngle: Int(angle), hold: hold, sequence: Int(sequence)))
         case "stick":
             try only(["c", "x", "y", "form"])
             let x = try within("x", -1...1, "−1…1")

@@ -71,7 +71,8 @@ package final class Dashboard: RunSessionExtension {
             certificate = try settings.tls.isOn ? loadCertificate(for: address) : nil
             server = DashboardServer(
                 access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
-                metrics: metrics, joins: joins, tiltHz: settings.tiltHz, certificate: certificate, camera: settings.cameraURL)
+                metrics: metrics, joins: joins, tiltHz: settings.tiltHz, phoneTimeout: phone.inputTimeout, certificate: certificate,
+                camera: settings.cameraURL)
             port = try server.start(address: address)
         } catch {
             // The run's subscribers keep the loop side, which keeps the bridge: leave them.
@@ -355,7 +356,17 @@ final class DashboardLoop: RunSubscriber {
 
     private func steeringTick() {
         let controls = steering.tick(at: loop.now())
-        if !controls.isEmpty { bridge.note("the browser that was driving went silent: input lost") }
+        if !controls.isEmpty, let loss = steering.lastSilence {
+            let limit = "\(Int(steering.phoneTimeout.milliseconds)) ms"
+            switch loss.silence {
+            case .sensor:
+                bridge.note("\(labels[loss.client] ?? "the phone that was driving"): its tilt sensor went silent for \(limit): input lost")
+                hub?.tell(.init(.stopped, "Stopped: this phone's tilt sensor sent nothing for \(limit). Hold the phone in your hands, or switch to Stick."), to: loss.client)
+            case .page:
+                bridge.note("the browser that was driving went silent: input lost")
+                hub?.tell(.init(.stopped, "Stopped: nothing came from this page for \(limit) (in the background, or a weak connection)."), to: loss.client)
+            }
+        }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
         publish()

@@ -7,6 +7,9 @@ import DriveSystem
 ///   (`/?token=…` or `POST /login`) and holds the session cookie it got then (`HttpOnly`,
 ///   `SameSite=Strict`, a random id, never the token itself); without a token (allowed on a loopback
 ///   address only, the config check refuses the rest) every local browser.
+/// - Two roles: the token makes the *operator* (everything the page offers); a join code (the QR code) makes a
+///   *driver*, who may drive and watch and nothing else: no Bluetooth search, no car saved into the config
+///   file, no join code shown. The server enforces it; the pages only hide what a role cannot use.
 /// - A WebSocket upgrade whose `Origin` is not this server (its scheme + the request's `Host`) is refused,
 ///   so another site open in the same browser cannot drive the car through the cookie.
 package struct DashboardAccess: Sendable {
@@ -24,12 +27,37 @@ package struct DashboardAccess: Sendable {
         self.token = token
     }
 
+    /// Who holds a session.
+    package enum Role: String, Hashable, Sendable {
+        /// Logged in with the token: drives, searches for cars, saves one, sees the join code.
+        case `operator`
+        /// Joined by a QR code: drives and watches only.
+        case driver
+    }
+
     /// What a connection may do.
     package enum Grant: Hashable, Sendable {
         /// Watch only; the reason controls are refused.
         case viewOnly(reason: String)
-        /// Watch and drive.
+        /// Watch, drive and run the kiosk (the operator).
         case control
+        /// Watch and drive only (a phone that joined by QR code).
+        case driver
+
+        /// The role's name the pages are told (`operator`, `driver`, `viewer`).
+        package var roleName: String {
+            switch self {
+            case .control: return "operator"
+            case .driver: return "driver"
+            case .viewOnly: return "viewer"
+            }
+        }
+
+        /// True when the connection may drive.
+        package var drives: Bool {
+            if case .viewOnly = self { return false }
+            return true
+        }
     }
 
     /// What the web side does with a valid message from a connection with `grant`.
@@ -42,22 +70,38 @@ package struct DashboardAccess: Sendable {
         case refuse(String)
     }
 
-    /// Controls, the Bluetooth search and picking a car need a grant with controls; a view-only
-    /// connection's are refused with the grant's reason.
+    /// Controls need a grant that drives; the Bluetooth search and picking a car need the operator's. A
+    /// view-only connection's are refused with the grant's reason, a driver's operator messages with what
+    /// they would have done.
     package static func admit(_ message: ClientMessage, grant: Grant) -> Admission {
         switch grant {
         case .control: return .forward
+        case .driver:
+            switch message {
+            case .bluetoothScan:
+                return .refuse("refused: searching for cars is the operator's (a phone that joined by QR code drives and watches only)")
+            case .bluetoothPick:
+                return .refuse("refused: choosing the car saves it in the kiosk's config file, which is the operator's (a phone that joined by QR code drives and watches only)")
+            case .control, .ping, .tilt, .stick, .straight, .release:
+                return .forward
+            }
         case .viewOnly(let reason):
             // A view-only page pings and says release when hidden like any other: nothing to refuse.
             return message == .ping || message == .release ? .drop : .refuse("refused: \(reason)")
         }
     }
 
-    /// The grant of a connection that holds `session` (a valid session id, or nil).
-    package func grant(sessionValid: Bool) -> Grant {
+    /// The grant of a connection whose session has `role` (nil: no valid session). A joined phone is a
+    /// driver even where no token is configured (a loopback dashboard, where every other browser operates).
+    package func grant(role: Role?) -> Grant {
         guard controls else { return .viewOnly(reason: "this dashboard is view only ([dashboard] controls = false)") }
-        if token == nil || sessionValid { return .control }
-        return .viewOnly(reason: "controls need the token: open this page once as /?token=…")
+        switch role {
+        case .driver?: return .driver
+        case .operator?: return .control
+        case nil:
+            if token == nil { return .control }
+            return .viewOnly(reason: "controls need the token (open this page once as /?token=…) or a join code (scan the QR code)")
+        }
     }
 
     /// True when `candidate` is the configured token (compared in constant time for its length).
@@ -103,15 +147,15 @@ package struct DashboardAccess: Sendable {
 /// oldest session goes when `limit` is reached.
 package final class SessionStore: @unchecked Sendable {
     private let lock = ConditionLock()
-    private var sessions: [String] = []
+    private var sessions: [(id: String, role: DashboardAccess.Role)] = []
     /// How many sessions are kept.
     package let limit: Int
 
     /// Creates an empty store.
     package init(limit: Int = 64) { self.limit = limit }
 
-    /// A new random session id (128 bits, hex), remembered.
-    package func create() -> String {
+    /// A new random session id (128 bits, hex) for `role`, remembered.
+    package func create(role: DashboardAccess.Role = .operator) -> String {
         var generator = SystemRandomNumberGenerator()
         let digits = Array("0123456789abcdef")
         var id = ""
@@ -123,7 +167,7 @@ package final class SessionStore: @unchecked Sendable {
             }
         }
         lock.withLock {
-            sessions.append(id)
+            sessions.append((id, role))
             if sessions.count > limit { sessions.removeFirst(sessions.count - limit) }
         }
         return id
@@ -132,12 +176,15 @@ package final class SessionStore: @unchecked Sendable {
     /// Forgets the sessions `ids` (a join's session at the end of its kiosk turn): they no longer grant controls.
     package func revoke(_ ids: [String]) {
         guard !ids.isEmpty else { return }
-        lock.withLock { sessions.removeAll { ids.contains($0) } }
+        lock.withLock { sessions.removeAll { ids.contains($0.id) } }
     }
 
-    /// True when `id` was handed out (and not evicted).
-    package func isValid(_ id: String?) -> Bool {
-        guard let id, id.utf8.count == 32 else { return false }
-        return lock.withLock { sessions.contains(id) }
+    /// True when `id` was handed out (and not evicted or revoked).
+    package func isValid(_ id: String?) -> Bool { role(of: id) != nil }
+
+    /// The role of session `id`, or nil when it is not a valid session.
+    package func role(of id: String?) -> DashboardAccess.Role? {
+        guard let id, id.utf8.count == 32 else { return nil }
+        return lock.withLock { sessions.first { $0.id == id }?.role }
     }
 }

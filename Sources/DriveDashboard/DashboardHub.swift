@@ -24,6 +24,28 @@ package final class DashboardHub: @unchecked Sendable {
         case joinCodeSpent
     }
 
+    /// What the loop tells one connection only.
+    package struct Reply: Hashable, Sendable {
+        /// What kind of words.
+        package enum Kind: String, Hashable, Sendable {
+            /// A control of this connection was refused (`{"type":"rejected",…}`).
+            case rejected
+            /// This connection's driving was stopped (`{"type":"stopped",…}`): its sensor or its page went silent.
+            case stopped
+        }
+
+        /// The kind, the message's `type`.
+        package var kind: Kind
+        /// The sentence.
+        package var text: String
+
+        /// Creates a reply.
+        package init(_ kind: Kind, _ text: String) {
+            self.kind = kind
+            self.text = text
+        }
+    }
+
     /// The join code as the page shows it (`[dashboard] join`).
     package struct JoinPage: Hashable, Sendable {
         /// The URL a phone opens.
@@ -42,8 +64,8 @@ package final class DashboardHub: @unchecked Sendable {
     private var join: JoinPage?
     private var joinVersion = 0
     private var nextClient = 1
-    /// Refusals from the loop waiting for their connection, per connection.
-    private var replies: [Int: [String]] = [:]
+    /// Words from the loop waiting for their connection, per connection.
+    private var replies: [Int: [Reply]] = [:]
     private let deliver: @Sendable (Int, ClientEvent) -> Void
 
     /// Creates a hub whose client events go to `deliver` (the loop's mailbox).
@@ -121,22 +143,25 @@ package final class DashboardHub: @unchecked Sendable {
     }
 
     /// A refusal for connection `client` (loop thread): kept (the newest few) and the connection woken.
-    package func reply(_ reason: String, to client: Int) {
+    package func reply(_ reason: String, to client: Int) { tell(Reply(.rejected, reason), to: client) }
+
+    /// Words for connection `client` only (loop thread): kept (the newest few) and the connection woken.
+    package func tell(_ reply: Reply, to client: Int) {
         lock.lock()
         guard let continuation = subscribers[client] else {
             lock.unlock()
             return
         }
         var waiting = replies[client] ?? []
-        waiting.append(reason)
+        waiting.append(reply)
         if waiting.count > 4 { waiting.removeFirst(waiting.count - 4) }
         replies[client] = waiting
         lock.unlock()
         continuation.yield()
     }
 
-    /// The refusals waiting for connection `client`, oldest first (taken).
-    package func takeReplies(_ client: Int) -> [String] {
+    /// The words waiting for connection `client`, oldest first (taken).
+    package func takeReplies(_ client: Int) -> [Reply] {
         lock.withLock { replies.removeValue(forKey: client) ?? [] }
     }
 

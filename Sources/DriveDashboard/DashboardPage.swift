@@ -83,13 +83,7 @@ ul.log .t { color:var(--dim); margin-right:.6em; }
 #bt-devices li { display:flex; gap:.6em; align-items:center; justify-content:space-between; padding:.2em 0; }
 #bt-status { color:var(--dim); margin:.4em 0; }
 #bt-status[data-phase=failed] { color:var(--warn); }
-#phone-modes button, #phone-opts button, #btn-straight { font-size:1.1em; min-height:2.2em; padding:0 .8em; margin:.2em; border-radius:.4em; border:0; background:#2d3745; color:var(--text); touch-action:manipulation; }
-#phone-modes button[aria-pressed=true], #phone-opts button[aria-pressed=true] { background:var(--accent); color:#012; }
-#stick { position:relative; width:220px; height:220px; margin:.6em auto; border-radius:50%; background:#2a3038; touch-action:none; user-select:none; -webkit-user-select:none; }
-#knob { position:absolute; left:85px; top:85px; width:50px; height:50px; border-radius:50%; background:var(--accent); pointer-events:none; }
-#phone-status { color:var(--dim); margin:.4em 0; }
-#phone-status[data-problem=true] { color:var(--warn); }
-#driver[data-you=true] { color:var(--ok); }
+a { color:var(--accent); }
 .hidden { display:none !important; }
 input[type=password] { font-size:1.1em; padding:.3em; }
 #camera { width:100%; display:block; border-radius:.3em; background:#000; }
@@ -171,16 +165,9 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
     <div id="join-url"></div>
     <div>Scan to drive: each code works once.</div>
   </section>
-  <section id="phone-section" class="hidden">
-    <h2>Drive from this phone</h2>
-    <div id="driver" data-you="false">nobody drives</div>
-    <div id="phone-modes"><button id="mode-off" aria-pressed="true">Off</button><button id="mode-tilt" aria-pressed="false">Tilt</button><button id="mode-stick" aria-pressed="false">Stick</button></div>
-    <div id="phone-opts">
-      <span id="tilt-opts" class="hidden"><button id="hold-wheel" aria-pressed="false">Wheel</button><button id="hold-flat" aria-pressed="true">Flat</button><button id="btn-straight">Set straight</button></span>
-      <span id="stick-opts" class="hidden"><button id="form-polar" aria-pressed="true">Polar</button><button id="form-xy" aria-pressed="false">X/Y</button></span>
-    </div>
-    <div id="phone-status" data-problem="false">Tilt: hold the phone like a wheel (landscape, upright) or flat, screen up. Stick: drag the dot.</div>
-    <div id="stick" class="hidden" aria-label="thumb stick"><div id="knob"></div></div>
+  <section id="drive-link-section" class="hidden">
+    <h2>Drive from a phone</h2>
+    <p>One screen for driving by tilt or thumb stick: <a id="drive-link" href="/drive">open the driver's page</a> on the phone (visitors get it by scanning the join code).</p>
   </section>
   <section id="bt-section" class="hidden">
     <h2>Bluetooth</h2>
@@ -246,9 +233,6 @@ const $ = (id) => document.getElementById(id);
 const NS = "http://www.w3.org/2000/svg";
 let ws = null, hello = null, retryAt = 0, lastState = null, pingTimer = null, steerTimer = null;
 let steerValue = 0, steerSent = 0;
-// Phone driving: the page only reports (raw orientation, the stick's x/y); the server does the steering math.
-let phoneMode = "off", hold = "flat", stickForm = "polar", tiltHz = 20, phoneTimer = null, phoneDue = null;
-let orientation = null, stickXY = null, lastPhoneSend = 0, orientationCheck = null;
 
 function polar(cx, cy, r, deg) { const a = (deg - 90) * Math.PI / 180; return [cx + r * Math.cos(a), cy + r * Math.sin(a)]; }
 function arc(cx, cy, r, from, to) {
@@ -397,11 +381,11 @@ function onHello(m) {
   $("controls").classList.toggle("hidden", !m.controls && !m.tokenLogin);
   $("login").classList.toggle("hidden", m.controls || !m.tokenLogin);
   $("controls-note").textContent = m.controls ? "" : (m.reason || "");
-  $("bt-section").classList.toggle("hidden", !(m.controls || m.tokenLogin));
-  $("phone-section").classList.toggle("hidden", !m.controls);
-  if (m.tiltHz) tiltHz = m.tiltHz;
-  if (phoneMode !== "off") startPhoneTimer();
+  // The Bluetooth search and the car it saves are the operator's (the server refuses a driver's too).
+  $("bt-section").classList.toggle("hidden", !(m.role === "operator" || (!m.controls && m.tokenLogin)));
+  $("drive-link-section").classList.toggle("hidden", !m.controls);
   document.body.dataset.controls = m.controls;
+  document.body.dataset.role = m.role || "viewer";
   clearInterval(pingTimer);
   if (m.controls) pingTimer = setInterval(() => send({ c: "ping" }), 250);
 }
@@ -443,108 +427,10 @@ steer.addEventListener("input", () => {
 function centre() { steer.value = 0; steerValue = 0; flushSteer(); }
 steer.addEventListener("pointerup", centre);
 steer.addEventListener("touchend", centre);
-function renderDriver(driver) {
-  const el = $("driver"), you = hello && driver !== "" && driver === hello.you;
-  el.dataset.you = String(!!you); el.dataset.driver = driver;
-  el.textContent = driver === "" ? "nobody drives" : you ? "you drive (" + driver + ")" : driver + " drives";
-}
-function pressed(ids, on) { for (const id of ids) $(id).setAttribute("aria-pressed", String(id === on)); }
-function screenAngle() {
-  const a = screen.orientation && typeof screen.orientation.angle === "number" ? screen.orientation.angle
-    : (typeof window.orientation === "number" ? window.orientation : 0);
-  return [0, 90, 180, 270, -90].includes(a) ? a : 0;
-}
-function phoneMessage() {
-  if (phoneMode === "tilt" && orientation)
-    return { c: "tilt", beta: orientation.beta, gamma: orientation.gamma, angle: screenAngle(), hold };
-  if (phoneMode === "stick" && stickXY) return { c: "stick", x: stickXY.x, y: stickXY.y, form: stickForm };
-  return null;
-}
-function phoneSend() {
-  const m = phoneMessage(); if (!m) return;
-  send(m); lastPhoneSend = performance.now();
-}
-// A new reading goes out at once unless one went out less than a period ago; then at the period's end.
-function phoneChanged() {
-  const wait = lastPhoneSend + 1000 / tiltHz - performance.now();
-  if (wait <= 0) { clearTimeout(phoneDue); phoneDue = null; phoneSend(); }
-  else if (!phoneDue) phoneDue = setTimeout(() => { phoneDue = null; phoneSend(); }, wait);
-}
-// The heartbeat: the latest reading again at tilt_hz even when nothing moved (the server stops the car after
-// 500 ms without one, which is also what a backgrounded tab's throttled timers come to).
-function startPhoneTimer() {
-  clearInterval(phoneTimer);
-  phoneTimer = setInterval(() => { if (performance.now() - lastPhoneSend >= 1000 / tiltHz - 2) phoneSend(); }, 1000 / tiltHz);
-}
-function status(text, problem) { $("phone-status").textContent = text; $("phone-status").dataset.problem = String(problem); }
-function setMode(mode) {
-  phoneMode = mode;
-  pressed(["mode-off", "mode-tilt", "mode-stick"], "mode-" + mode);
-  $("tilt-opts").classList.toggle("hidden", mode !== "tilt");
-  $("stick-opts").classList.toggle("hidden", mode !== "stick");
-  $("stick").classList.toggle("hidden", mode !== "stick");
-  document.body.dataset.phoneMode = mode;
-  clearTimeout(orientationCheck);
-  if (mode === "off") {
-    clearInterval(phoneTimer); phoneTimer = null; stickXY = null; stickHeld = false;
-    send({ c: "release" });
-    return;
-  }
-  startPhoneTimer();
-  if (mode === "tilt") {
-    status("Tilt: " + (hold === "wheel" ? "hold it like a steering wheel, screen towards you" : "hold it flat, screen up") + ".", false);
-    orientationCheck = setTimeout(() => {
-      if (orientation) return;
-      status("No orientation from this device: " + (window.isSecureContext ? "it has no tilt sensor, or the permission was refused."
-        : "tilt needs a secure page (https:// or localhost)."), true);
-    }, 1500);
-  } else status("Stick: drag the dot; it springs back when you let go.", false);
-}
-$("mode-off").addEventListener("click", () => setMode("off"));
-$("mode-stick").addEventListener("click", () => setMode("stick"));
-$("mode-tilt").addEventListener("click", () => {
-  // iOS asks for the sensor only from a tap.
-  const D = window.DeviceOrientationEvent;
-  if (D && typeof D.requestPermission === "function") {
-    D.requestPermission().then((answer) => {
-      if (answer === "granted") setMode("tilt"); else status("Tilt needs the motion permission (refused).", true);
-    }).catch((e) => status("Tilt needs the motion permission: " + e, true));
-  } else setMode("tilt");
-});
-$("hold-wheel").addEventListener("click", () => { hold = "wheel"; pressed(["hold-wheel", "hold-flat"], "hold-wheel"); if (phoneMode === "tilt") setMode("tilt"); });
-$("hold-flat").addEventListener("click", () => { hold = "flat"; pressed(["hold-wheel", "hold-flat"], "hold-flat"); if (phoneMode === "tilt") setMode("tilt"); });
-$("form-polar").addEventListener("click", () => { stickForm = "polar"; pressed(["form-polar", "form-xy"], "form-polar"); });
-$("form-xy").addEventListener("click", () => { stickForm = "xy"; pressed(["form-polar", "form-xy"], "form-xy"); });
-$("btn-straight").addEventListener("click", () => send({ c: "straight" }));
-window.addEventListener("deviceorientation", (e) => {
-  if (typeof e.beta !== "number" || typeof e.gamma !== "number") return;
-  orientation = { beta: Math.max(-180, Math.min(180, e.beta)), gamma: Math.max(-90, Math.min(90, e.gamma)) };
-  if (phoneMode === "tilt") phoneChanged();
-});
-const stickPad = $("stick");
-function stickAt(event) {
-  const r = stickPad.getBoundingClientRect(), radius = r.width / 2;
-  let x = (event.clientX - r.left - radius) / radius, y = -(event.clientY - r.top - radius) / radius;
-  const d = Math.hypot(x, y); if (d > 1) { x /= d; y /= d; }
-  stickXY = { x: Math.round(x * 1000) / 1000, y: Math.round(y * 1000) / 1000 };
-  $("knob").style.transform = `translate(${x * radius}px, ${-y * radius}px)`;
-  phoneChanged();
-}
-let stickHeld = false;
-stickPad.addEventListener("pointerdown", (e) => { stickPad.setPointerCapture(e.pointerId); stickHeld = true; stickAt(e); });
-stickPad.addEventListener("pointermove", (e) => { if (stickHeld) stickAt(e); });
-// Let go, the stick springs back to the centre and keeps reporting it (at rest: θ 0, speed 0), so a thumb
-// lifted for a moment is not lost input; leaving stick mode, or the page, is.
-function stickRelease() {
-  if (!stickHeld) return;
-  stickHeld = false;
-  stickXY = { x: 0, y: 0 }; phoneSend();
-  $("knob").style.transform = "";
-}
-stickPad.addEventListener("pointerup", stickRelease);
-stickPad.addEventListener("pointercancel", stickRelease);
+// Who drives from a browser (a phone on the driver's page, or this page's slider), in the inputs list.
+function renderDriver(driver) { document.body.dataset.driver = driver; }
 // A hidden or closing page stops driving (the server does not rely on it: its silence rule stops the car too).
-function leave() { if (phoneMode !== "off") setMode("off"); else send({ c: "release" }); }
+function leave() { send({ c: "release" }); }
 document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") leave(); });
 window.addEventListener("pagehide", leave);
 connect();

@@ -14,10 +14,11 @@ import NIOPosix
 /// its own, its handlers on Swift concurrency's pool — never on carbridge's event loop. It reaches the
 /// run only through the `DashboardHub`.
 ///
-/// Routes: `GET /` the page (`/?token=…` once: a session cookie, then a redirect to `/`), `POST /login`
-/// the same from the page's form, `GET /metrics` the Prometheus text, `GET /ws` the WebSocket (state
-/// out, controls in), `GET /join?code=…` a phone's one-time join (the QR code: a session cookie, then a
-/// redirect to `/`; a spent code is refused). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
+/// Routes: `GET /` the operator's page (`/?token=…` once: an operator's session cookie, then a redirect to
+/// `/`), `POST /login` the same from the page's form, `GET /drive` the driver's page (one phone screen),
+/// `GET /manifest.webmanifest` and `/icon.svg` (the driver's page installed as an app), `GET /metrics` the
+/// Prometheus text, `GET /ws` the WebSocket (state out, controls in), `GET /join?code=…` a phone's one-time
+/// join (the QR code: a driver's session cookie, then a redirect to `/drive`; a spent code is refused). A WebSocket upgrade with a foreign `Origin` is not made: hummingbird-websocket
 /// answers a refused upgrade with a bare `400` and closes (a browser's page sees only a failed
 /// WebSocket either way); it is counted in `carbridge_dashboard_refused_upgrades_total`.
 ///
@@ -31,9 +32,13 @@ package final class DashboardServer: @unchecked Sendable {
     private let joins: JoinCodes?
     /// `[dashboard] tilt_hz`, told to each page in its hello.
     private let tiltHz: Int
+    /// `[steering] input_timeout_ms`: a driving phone silent this long is lost input (its page's heartbeat is a
+    /// third of it).
+    private let phoneTimeout: Duration
     private let certificate: DashboardCertificate?
     private let camera: CameraURL?
     private let pageHTML: String
+    private let driverHTML: String
     private var scheme: String { certificate == nil ? "http" : "https" }
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
@@ -43,10 +48,12 @@ package final class DashboardServer: @unchecked Sendable {
     /// `camera` when set; `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
     package init(
         access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
-        joins: JoinCodes? = nil, tiltHz: Int = 20, certificate: DashboardCertificate? = nil, camera: CameraURL? = nil
+        joins: JoinCodes? = nil, tiltHz: Int = 20, phoneTimeout: Duration = .milliseconds(500),
+        certificate: DashboardCertificate? = nil, camera: CameraURL? = nil
     ) {
         self.joins = joins
         self.tiltHz = tiltHz
+        self.phoneTimeout = phoneTimeout
         self.access = access
         self.sessions = sessions
         self.hub = hub
@@ -54,6 +61,7 @@ package final class DashboardServer: @unchecked Sendable {
         self.certificate = certificate
         self.camera = camera
         pageHTML = DashboardPage.render(camera: camera, fingerprint: certificate?.fingerprint)
+        driverHTML = DriverPage.html
     }
 
     /// Starts listening on `address` and returns the bound port once it does (at most 5 s); throws when
@@ -131,6 +139,17 @@ package final class DashboardServer: @unchecked Sendable {
             }
             return page()
         }
+        router.get("/drive") { [self] _, _ -> Response in
+            var headers = Self.securityHeaders()
+            headers[.contentType] = "text/html; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: driverHTML)))
+        }
+        router.get("/manifest.webmanifest") { _, _ -> Response in
+            Self.asset(DriverPage.manifest, type: "application/manifest+json")
+        }
+        router.get("/icon.svg") { _, _ -> Response in
+            Self.asset(DriverPage.icon, type: "image/svg+xml")
+        }
         router.get("/join") { [self] request, _ -> Response in
             join(code: request.uri.queryParameters.get("code") ?? "")
         }
@@ -164,6 +183,13 @@ package final class DashboardServer: @unchecked Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: pageHTML)))
     }
 
+    /// A static file of the pages (`Cache-Control: no-store` like everything here: it is small).
+    static func asset(_ text: String, type: String) -> Response {
+        var headers = securityHeaders()
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
     private func login(token: String) -> Response {
         guard access.controls, access.token != nil else {
             return Self.text(.notFound, "no token is configured: there is nothing to log in to\n")
@@ -173,13 +199,13 @@ package final class DashboardServer: @unchecked Sendable {
             return Self.text(.forbidden, "wrong token\n")
         }
         var headers = Self.securityHeaders()
-        headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create(), secure: certificate != nil)
+        headers[.setCookie] = DashboardAccess.setCookie(session: sessions.create(role: .operator), secure: certificate != nil)
         headers[.location] = "/"
         return Response(status: .seeOther, headers: headers)
     }
 
-    /// A phone's one-time join: the current code gets a session (as a token login does) and the next code
-    /// is shown; any other code is refused with a sentence a person can act on.
+    /// A phone's one-time join: the current code gets a driver's session (drive and watch only) and the
+    /// driver's page, and the next code is shown; any other code is refused with a sentence a person can act on.
     private func join(code: String) -> Response {
         guard let joins else {
             metrics.joinsRefused.increment()
@@ -189,13 +215,13 @@ package final class DashboardServer: @unchecked Sendable {
             metrics.joinsRefused.increment()
             return Self.text(.forbidden, "this join code was already used (or is not one): scan the code shown now\n")
         }
-        let session = sessions.create()
+        let session = sessions.create(role: .driver)
         joins.joined(session: session)
         metrics.joins.increment()
         hub.send(.joinCodeSpent, from: 0)
         var headers = Self.securityHeaders()
-        headers[.setCookie] = DashboardAccess.setCookie(session: session)
-        headers[.location] = "/"
+        headers[.setCookie] = DashboardAccess.setCookie(session: session, secure: certificate != nil)
+        headers[.location] = "/drive"
         return Response(status: .seeOther, headers: headers)
     }
 
@@ -214,12 +240,12 @@ package final class DashboardServer: @unchecked Sendable {
         return headers
     }
 
-    /// The page's policy: nothing but its own inline code, its WebSocket and form, and images from `data:`
-    /// and the camera's origin (exactly that one) when there is a camera.
+    /// The pages' policy: nothing but their own inline code, their WebSocket and form, the driver's page's
+    /// manifest and icon, and images from `data:` and the camera's origin (exactly that one) when there is a camera.
     static func contentSecurityPolicy(camera: CameraURL?) -> String {
-        let images = camera.map { "data: \($0.origin)" } ?? "data:"
+        let images = camera.map { "data: 'self' \($0.origin)" } ?? "data: 'self'"
         return "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src \(images); connect-src 'self'; "
-            + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+            + "manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 
     static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
@@ -264,17 +290,17 @@ package final class DashboardServer: @unchecked Sendable {
             return .dontUpgrade
         }
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
-        let valid = sessions.isValid(session)
-        let grant = access.grant(sessionValid: valid)
+        let role = sessions.role(of: session)
+        let grant = access.grant(role: role)
         let device = ClientLabel.device(userAgent: head.headerFields[.userAgent])
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound, grant: grant, session: valid ? session : nil, loopback: loopback, device: device)
+            await serve(inbound: inbound, outbound: outbound, grant: grant, session: role != nil ? session : nil, loopback: loopback, device: device)
         }
     }
 
     /// One browser connection: the hello, then states out and messages in until it closes.
-    /// The join code goes to connections from this machine (the kiosk's own screen) and to those with
-    /// controls, never to a view-only browser elsewhere: who sees the code can drive.
+    /// The join code goes to the operator and to connections from this machine (the kiosk's own screen), never
+    /// to a driver and never to a view-only browser elsewhere: who sees the code can drive.
     private func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant, session: String?,
         loopback: Bool, device: ClientLabel
@@ -284,21 +310,25 @@ package final class DashboardServer: @unchecked Sendable {
         let label = device.label(client: id)
         var hello = JSONWriter()
         hello.field("type", "hello")
-        var canControl = false
-        switch grant {
-        case .control: canControl = true
-        case .viewOnly(let reason): hello.field("reason", reason)
-        }
+        if case .viewOnly(let reason) = grant { hello.field("reason", reason) }
+        let canControl = grant.drives
         hello.field("controls", canControl)
+        hello.field("role", grant.roleName)
         hello.field("tokenLogin", access.controls && access.token != nil)
-        // Who this page is (the state's driver is compared with it) and how often a driving phone reports.
+        // Who this page is (the state's driver is compared with it), how often a driving phone may report, and
+        // its heartbeat while nothing moves: a third of the silence that stops the car.
         hello.field("you", label)
         hello.field("tiltHz", tiltHz)
+        hello.field("inputTimeoutMs", Int(phoneTimeout.milliseconds))
+        hello.field("heartbeatMs", max(1000 / max(tiltHz, 1), Int(phoneTimeout.milliseconds) / 3))
         if canControl { hub.send(.connected(label: label), from: id) }
         try? await outbound.write(.text(hello.finish()))
         let startsWithControls = canControl
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls, loopback: loopback) }
+            group.addTask {
+                await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls,
+                                      seesJoinCode: grant == .control || (loopback && grant != .driver))
+            }
             await readMessages(inbound, outbound, client: id, grant: grant)
             hub.unsubscribe(id)
             group.cancelAll()
@@ -309,7 +339,7 @@ package final class DashboardServer: @unchecked Sendable {
 
     private func pushStates(
         _ wakeups: AsyncStream<Void>, poke: AsyncStream<Void>.Continuation, to outbound: WebSocketOutboundWriter, client: Int,
-        controls: Bool, loopback: Bool
+        controls: Bool, seesJoinCode: Bool
     ) async {
         var coalescer = SnapshotCoalescer()
         var pokeAt: Instant?
@@ -320,22 +350,22 @@ package final class DashboardServer: @unchecked Sendable {
                 // A joined phone's turn is over: it watches from now on (the loop has already let go of its steering).
                 controls = false
                 let hello = JSONWriter.object(
-                    [("type", "hello"), ("reason", "your turn is over: scan the code shown now to drive again")],
+                    [("type", "hello"), ("reason", "your turn is over: scan the code shown now to drive again"), ("role", "viewer")],
                     flags: [("controls", false), ("tokenLogin", true)])
                 do { try await outbound.write(.text(hello)) } catch { return }
             }
             let join = hub.latestJoin()
-            let joinVersion = controls || loopback ? join.version : -1
+            let joinVersion = seesJoinCode ? join.version : -1
             if joinVersion != joinSent {
                 joinSent = joinVersion
                 var fields = [("type", "join")]
                 if joinVersion >= 0, let page = join.page { fields += [("url", page.url), ("svg", page.svg)] }
                 do { try await outbound.write(.text(JSONWriter.object(fields))) } catch { return }
             }
-            // The loop's refusals (another tab drives) go out first, whatever the coalescer says about states.
-            for reason in hub.takeReplies(client) {
+            // The loop's words (another tab drives, a silent sensor) go out first, whatever the coalescer says about states.
+            for reply in hub.takeReplies(client) {
                 do {
-                    try await outbound.write(.text(JSONWriter.object([("type", "rejected"), ("reason", reason)])))
+                    try await outbound.write(.text(JSONWriter.object([("type", reply.kind.rawValue), ("reason", reply.text)])))
                 } catch {
                     return
                 }

@@ -21,13 +21,17 @@ package struct PhoneTiltReading: Hashable, Sendable {
     package var screenAngle: Int
     /// How the phone is held.
     package var hold: PhoneTilt.Hold
+    /// The page's count of its sensor events so far (`seq`): a report whose count did not move since the
+    /// phone's previous one is a heartbeat, not input (`SteeringGuard`).
+    package var sequence: Int
 
     /// Creates a reading.
-    package init(beta: Double, gamma: Double, screenAngle: Int = 0, hold: PhoneTilt.Hold) {
+    package init(beta: Double, gamma: Double, screenAngle: Int = 0, hold: PhoneTilt.Hold, sequence: Int = 0) {
         self.beta = beta
         self.gamma = gamma
         self.screenAngle = screenAngle
         self.hold = hold
+        self.sequence = sequence
     }
 }
 

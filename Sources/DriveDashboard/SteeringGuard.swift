@@ -8,11 +8,15 @@ import DriveMapping
 /// drives, every other tab's drive controls (steer, tilt, stick, straight, Engine, Speed±, Gear, F-keys) are
 /// refused with a reason naming the driver. Engine, Speed±, Gear and the F-keys alone do not make a tab the
 /// driver, and with no driver anyone may press them. The driver is lost input — `.inputLost`, so the car stops
-/// as for an unplugged pad — when it disconnects, says `release` (hidden or closed), or goes silent: a slider
-/// for `timeout` (its page pings every 250 ms), a phone for `phoneTimeout` (its page re-sends its tilt or stick
-/// at `tilt_hz` even when nothing moved; pings do not count, so a tab whose timers are throttled in the
-/// background stops the car). The next tab that steers then becomes the driver, with `.inputRestored` before
-/// its first control, as a re-plugged pad would.
+/// as for an unplugged pad — when it disconnects, says `release` (hidden or closed), or goes silent: a slider for
+/// `timeout` (its page pings every 250 ms), a phone for `phoneTimeout` (`[steering] input_timeout_ms`, the
+/// silence rule of every accelerometer). A phone's input is its reports, not its pings (a tab whose timers are
+/// throttled in the background still pings), and a tilt report counts only when its sensor fired since the
+/// phone's previous one (the page's `seq`, a count of its sensor events, moved): the page re-sends the last
+/// orientation as a heartbeat when nothing moved, and a sensor that stopped (permission revoked, a fault) must
+/// not keep the last angle and speed alive. A stick report always counts (the touch screen is that input's
+/// sensor, and a thumb held still fires nothing). The next tab that steers then becomes the driver, with
+/// `.inputRestored` before its first control, as a re-plugged pad would.
 ///
 /// It also keeps each phone's `PhoneTilt` (its own neutral) and `PhoneStick` (the speed's rest rule). Pure:
 /// time is passed in, and it lives on the event loop with the machine.
@@ -33,8 +37,27 @@ package struct SteeringGuard: Sendable {
         package var label: String
         /// Its input now.
         package var kind: Kind
-        /// When it was last heard from.
+        /// When its input last counted (a slider's message, a stick report, a tilt report with a fresh sensor event).
         package var lastHeard: Instant
+        /// When its page last reported at all (a tilt report whose sensor had not fired included): tells a
+        /// silent sensor from a silent page.
+        package var lastReport: Instant
+    }
+
+    /// Why the driver was lost to silence.
+    package enum Silence: Hashable, Sendable {
+        /// Nothing came from the page (backgrounded, frozen, a dead connection).
+        case page
+        /// The page kept reporting, but its tilt sensor fired no event.
+        case sensor
+    }
+
+    /// The last driver lost to silence, and which silence.
+    package struct SilenceLoss: Hashable, Sendable {
+        /// Its connection.
+        package var client: Int
+        /// What went silent.
+        package var silence: Silence
     }
 
     /// What a message comes to.
@@ -59,12 +82,18 @@ package struct SteeringGuard: Sendable {
         package var maxSpeed: Int
         /// `[throttle] hysteresis`.
         package var hysteresis: Double
+        /// `[steering] input_timeout_ms`: a driving phone whose input is silent this long is lost input.
+        package var inputTimeout: Duration
 
         /// Creates settings (the config's defaults).
-        package init(tilt: PhoneTilt.Settings = .init(), maxSpeed: Int = 240, hysteresis: Double = SpeedSteps.defaultHysteresis) {
+        package init(
+            tilt: PhoneTilt.Settings = .init(), maxSpeed: Int = 240, hysteresis: Double = SpeedSteps.defaultHysteresis,
+            inputTimeout: Duration = .milliseconds(500)
+        ) {
             self.tilt = tilt
             self.maxSpeed = maxSpeed
             self.hysteresis = hysteresis
+            self.inputTimeout = inputTimeout
         }
     }
 
@@ -78,13 +107,17 @@ package struct SteeringGuard: Sendable {
     package private(set) var driver: Driver?
     /// This guard reported the input lost and nothing restored it yet.
     package private(set) var lost = false
+    /// The driver the last `tick` found silent (nil until one was).
+    package private(set) var lastSilence: SilenceLoss?
     private var tilts: [Int: PhoneTilt] = [:]
+    /// Each phone's last tilt `seq` (its page's count of sensor events).
+    private var sensorSequences: [Int: Int] = [:]
     private var sticks: [Int: PhoneStick] = [:]
 
-    /// Creates a guard (1 s of silence for the slider and 500 ms for a phone by default).
-    package init(timeout: Duration = .seconds(1), phoneTimeout: Duration = .milliseconds(500), phone: PhoneSettings = .init()) {
+    /// Creates a guard: 1 s of silence for the slider by default, the phone's `inputTimeout` for a phone.
+    package init(timeout: Duration = .seconds(1), phone: PhoneSettings = .init()) {
         self.timeout = timeout
-        self.phoneTimeout = phoneTimeout
+        self.phoneTimeout = phone.inputTimeout
         self.phoneSettings = phone
     }
 
@@ -107,6 +140,7 @@ package struct SteeringGuard: Sendable {
         if var current = driver, current.client == client, current.kind == .slider {
             // Any message keeps a slider tab alive (its page pings); a phone only by its reports.
             current.lastHeard = now
+            current.lastReport = now
             driver = current
         }
         switch message {
@@ -125,7 +159,18 @@ package struct SteeringGuard: Sendable {
             guard case .steer = control else { return Outcome([control]) }
             return Outcome(take(client, label: label, kind: .slider, at: now) + [control])
         case .tilt(let reading):
+            // Whether the sensor fired since this phone's previous report, refused or not.
+            let sensorFired = sensorSequences[client] != reading.sequence
+            sensorSequences[client] = reading.sequence
             if let refusal = refusal(for: client) { return Outcome(refusal: refusal) }
+            guard sensorFired else {
+                // The heartbeat of a phone whose sensor did not fire: its page is alive, its input is not.
+                if var current = driver, current.client == client {
+                    current.lastReport = now
+                    driver = current
+                }
+                return Outcome()
+            }
             var controls = take(client, label: label, kind: .phone, at: now)
             var tilt = tilts[client] ?? PhoneTilt(settings: phoneSettings.tilt)
             if let theta = tilt.update(reading, at: now) { controls.append(.steer(theta)) }
@@ -145,6 +190,7 @@ package struct SteeringGuard: Sendable {
     package mutating func disconnected(_ client: Int, at now: Instant) -> [Control] {
         tilts[client] = nil
         sticks[client] = nil
+        sensorSequences[client] = nil
         guard driver?.client == client else { return [] }
         driver = nil
         return loseInput()
@@ -155,9 +201,11 @@ package struct SteeringGuard: Sendable {
         driver.map { $0.lastHeard.advanced(by: silenceLimit($0.kind)) }
     }
 
-    /// Checks the driver's silence at `now`.
+    /// Checks the driver's silence at `now` (a loss is recorded in `lastSilence`).
     package mutating func tick(at now: Instant) -> [Control] {
         guard let current = driver, now.duration(since: current.lastHeard) >= silenceLimit(current.kind) else { return [] }
+        let reporting = current.kind == .phone && now.duration(since: current.lastReport) < silenceLimit(current.kind)
+        lastSilence = SilenceLoss(client: current.client, silence: reporting ? .sensor : .page)
         driver = nil
         return loseInput()
     }
@@ -179,7 +227,7 @@ package struct SteeringGuard: Sendable {
 
     /// `client` steers at `now`: it drives from now on (it may already); the input is back if it was lost.
     private mutating func take(_ client: Int, label: String, kind: Kind, at now: Instant) -> [Control] {
-        driver = Driver(client: client, label: driver?.label ?? label, kind: kind, lastHeard: now)
+        driver = Driver(client: client, label: driver?.label ?? label, kind: kind, lastHeard: now, lastReport: now)
         guard lost else { return [] }
         lost = false
         return [.inputRestored]

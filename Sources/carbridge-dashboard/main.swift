@@ -9,6 +9,7 @@ DashboardBuild.factory = { config, logger in
         settings: config.dashboard, maxSpeed: config.drive.maxSpeed, logger: logger, configFile: config.file,
         resolver: EventCodeNames(),
         phone: SteeringGuard.PhoneSettings(
-            tilt: PhoneTilt.Settings(config: config), maxSpeed: config.drive.maxSpeed, hysteresis: config.throttle.hysteresis))
+            tilt: PhoneTilt.Settings(config: config), maxSpeed: config.drive.maxSpeed, hysteresis: config.throttle.hysteresis,
+            inputTimeout: .milliseconds(Int64(config.steering.inputTimeoutMilliseconds))))
 }
 Carbridge.main()

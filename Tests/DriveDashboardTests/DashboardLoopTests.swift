@@ -117,7 +117,7 @@ final class DashboardLoopTests: XCTestCase {
         XCTAssertEqual(link.texts.last, "M,0,120,1")
         // The other phone is refused, told why, and nothing of it reaches the car.
         core.handle(.message(.control(.engine)), from: other)
-        XCTAssertEqual(hub.takeReplies(other), ["phone \(phone) (Android) is driving: wait for your turn"])
+        XCTAssertEqual(hub.takeReplies(other), [.init(.rejected, "phone \(phone) (Android) is driving: wait for your turn")])
         XCTAssertTrue(bridge.state.engineOn)
         // Heartbeats keep it going; then silence: the stop frame at exactly 500 ms.
         for _ in 0..<4 {
@@ -142,6 +142,51 @@ final class DashboardLoopTests: XCTestCase {
         bridge.apply(.engine)
         core.handle(.message(.stick(PhoneStickReading(x: 0, y: 0.8, form: .xy))), from: other)
         XCTAssertEqual(bridge.state.speed, 0, "no speed from a stick held through the stop")
+    }
+
+    /// Issue 38: a phone steering by tilt whose sensor stops while its page keeps sending the heartbeat (the
+    /// last orientation, the same `seq`): the stop frame at exactly `input_timeout_ms` after its last sensor
+    /// event, and that phone alone is told why.
+    func testATiltPhoneWhoseSensorStopsStopsTheCarAndIsToldWhy() throws {
+        let (loop, link, _, _, core, _, hub) = try make()
+        let phone = hub.subscribe().id
+        core.handle(.connected(label: "phone \(phone) (Android)"), from: phone)
+        func tilt(_ gamma: Double, _ seq: Int) -> DashboardHub.ClientEvent {
+            .message(.tilt(PhoneTiltReading(beta: 0, gamma: gamma, hold: .flat, sequence: seq)))
+        }
+        core.handle(.message(.control(.engine)), from: phone)
+        core.handle(tilt(30, 1), from: phone)
+        core.handle(.message(.control(.speedUp)), from: phone)
+        core.handle(.message(.control(.speedUp)), from: phone)
+        XCTAssertEqual(link.texts.last, "R,1,20,1")
+        // The sensor fires for a while (each report a new seq), then stops: the page's heartbeat goes on.
+        var seq = 1
+        for _ in 0..<6 {
+            try loop.advance(by: .milliseconds(50))
+            seq += 1
+            core.handle(tilt(30, seq), from: phone)
+        }
+        let lastEvent = loop.now()
+        for _ in 0..<9 {
+            try loop.advance(by: .milliseconds(50))
+            core.handle(tilt(30, seq), from: phone)
+            XCTAssertEqual(link.texts.last, "R,1,20,1")
+        }
+        try loop.advance(by: .milliseconds(49))
+        XCTAssertEqual(link.texts.last, "R,1,20,1")
+        try loop.advance(by: .milliseconds(1))
+        XCTAssertEqual(loop.now().duration(since: lastEvent), .milliseconds(500))
+        XCTAssertEqual(link.texts.last, "R,1,0,1", "the stop frame at the input timeout")
+        let told = hub.takeReplies(phone)
+        XCTAssertEqual(told.map(\.kind), [.stopped])
+        XCTAssertTrue(told.first?.text.contains("tilt sensor sent nothing for 500 ms") ?? false, "\(told)")
+        // Its heartbeat goes on with the same seq: nothing comes back; a new sensor event steers again.
+        core.handle(tilt(30, seq), from: phone)
+        core.handle(.message(.control(.speedUp)), from: phone)
+        XCTAssertEqual(link.texts.last, "R,1,0,1")
+        core.handle(tilt(0, seq + 1), from: phone)
+        core.handle(.message(.control(.speedUp)), from: phone)
+        XCTAssertEqual(link.texts.last, "M,0,10,1")
     }
 
     func testAClosedSteeringTabStopsTheCarAtOnce() throws {

@@ -8,14 +8,15 @@ import XCTest
 final class DashboardPageTests: XCTestCase {
     func testPolicyWithoutACameraAllowsNoImageOrigin() {
         let policy = DashboardServer.contentSecurityPolicy(camera: nil)
-        XCTAssertTrue(policy.contains("img-src data:;"), policy)
+        XCTAssertTrue(policy.contains("img-src data: 'self';"), policy)
+        XCTAssertTrue(policy.contains("manifest-src 'self'"), policy)
         XCTAssertFalse(policy.contains("http"), policy)
     }
 
     func testPolicyWithACameraAllowsExactlyItsOrigin() throws {
         let camera = try CameraURL(parsing: "http://192.168.4.1:81/stream?x=1")
         let policy = DashboardServer.contentSecurityPolicy(camera: camera)
-        XCTAssertTrue(policy.contains("img-src data: http://192.168.4.1:81;"), policy)
+        XCTAssertTrue(policy.contains("img-src data: 'self' http://192.168.4.1:81;"), policy)
         XCTAssertEqual(policy.components(separatedBy: "http://").count, 2, "the camera's origin once, nothing else: \(policy)")
         XCTAssertTrue(policy.contains("default-src 'none'"), policy)
         XCTAssertTrue(policy.contains("connect-src 'self'"), policy)

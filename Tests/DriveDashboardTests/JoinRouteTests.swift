@@ -53,12 +53,13 @@ final class JoinRouteTests: XCTestCase {
 
         let first = try get("/join?code=\(code)", port: port)
         XCTAssertTrue(first.hasPrefix("HTTP/1.1 303"), first)
-        XCTAssertTrue(first.lowercased().contains("location: /\r\n"), first)
+        XCTAssertTrue(first.lowercased().contains("location: /drive\r\n"), "to the driver's page: \(first)")
         let cookieLine = first.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie:") }
         let cookie = try XCTUnwrap(cookieLine.map(String.init))
         XCTAssertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), cookie)
+        XCTAssertFalse(cookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
         let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: String(cookie.dropFirst("set-cookie: ".count)))
-        XCTAssertTrue(sessions.isValid(session), "the cookie is a session with controls")
+        XCTAssertEqual(sessions.role(of: session), .driver, "the cookie is a driver's session: drive and watch only")
         XCTAssertEqual(joins.sessions, [session!], "remembered as a join's")
         XCTAssertEqual(spent.lock.withLock { spent.count }, 1, "the loop is told to show the next code")
 

@@ -8,7 +8,14 @@ import XCTest
 final class PhoneDriverGuardTests: XCTestCase {
     let t0 = Instant(nanoseconds: 1_000_000_000_000)
     func at(_ ms: Int64) -> Instant { t0.advanced(by: .milliseconds(ms)) }
-    let level = ClientMessage.tilt(PhoneTiltReading(beta: 0, gamma: 0, hold: .flat))
+    /// A level phone's report; `seq`: its page's count of sensor events (moves when the sensor fired).
+    func level(_ seq: Int) -> ClientMessage { .tilt(PhoneTiltReading(beta: 0, gamma: 0, hold: .flat, sequence: seq)) }
+    var level: ClientMessage { level(nextSequence()) }
+    private var sequence = 0
+    private func nextSequence() -> Int {
+        sequence += 1
+        return sequence
+    }
     func stick(_ x: Double, _ y: Double) -> ClientMessage { .stick(PhoneStickReading(x: x, y: y, form: .xy)) }
     func makeGuard() -> SteeringGuard { SteeringGuard(phone: .init(tilt: .init(smoothing: .zero))) }
 
@@ -17,7 +24,7 @@ final class PhoneDriverGuardTests: XCTestCase {
         XCTAssertEqual(g.receive(level, from: 1, label: "phone 1 (Android)", at: at(0)).controls, [.steer(0)])
         XCTAssertEqual(g.nextDeadline, at(500))
         XCTAssertEqual(g.receive(level, from: 1, label: "phone 1 (Android)", at: at(450)).controls, [.steer(0)])
-        XCTAssertEqual(g.nextDeadline, at(950), "each report is a heartbeat")
+        XCTAssertEqual(g.nextDeadline, at(950), "each report whose sensor fired is input")
         XCTAssertEqual(g.received(.ping, from: 1, at: at(900)), [])
         XCTAssertEqual(g.nextDeadline, at(950), "pings do not keep a phone alive: a throttled tab still pings")
         XCTAssertEqual(g.tick(at: at(949)), [])
@@ -101,15 +108,61 @@ final class PhoneDriverGuardTests: XCTestCase {
 
     func testStraightSetsThisPhonesNeutral() {
         var g = makeGuard()
-        let rolled = ClientMessage.tilt(PhoneTiltReading(beta: 0, gamma: 12, hold: .flat))
-        guard case .steer(let before)? = g.receive(rolled, from: 1, label: "p", at: at(0)).controls.last else {
+        func rolled(_ seq: Int) -> ClientMessage { .tilt(PhoneTiltReading(beta: 0, gamma: 12, hold: .flat, sequence: seq)) }
+        guard case .steer(let before)? = g.receive(rolled(1), from: 1, label: "p", at: at(0)).controls.last else {
             return XCTFail("no steer")
         }
         XCTAssertEqual(before, 12, accuracy: 1e-9)
         XCTAssertEqual(g.receive(.straight, from: 1, label: "p", at: at(10)), .init())
-        guard case .steer(let theta)? = g.receive(rolled, from: 1, label: "p", at: at(20)).controls.last else {
+        guard case .steer(let theta)? = g.receive(rolled(2), from: 1, label: "p", at: at(20)).controls.last else {
             return XCTFail("no steer")
         }
         XCTAssertEqual(theta, 0, accuracy: 1e-9)
+    }
+
+    // MARK: The sensor proves itself (issue 38)
+
+    func testATiltWhoseSensorStoppedIsLostInputAtTheTimeoutThoughThePageKeepsReporting() {
+        var g = makeGuard()
+        XCTAssertEqual(g.receive(level(7), from: 1, label: "phone 1 (Android)", at: at(0)).controls, [.steer(0)])
+        for ms in stride(from: Int64(50), to: 500, by: 50) {
+            XCTAssertEqual(g.receive(level(7), from: 1, label: "phone 1 (Android)", at: at(ms)).controls, [],
+                           "the heartbeat of a sensor that did not fire is no input")
+            XCTAssertEqual(g.nextDeadline, at(500), "and does not move the deadline")
+        }
+        XCTAssertEqual(g.tick(at: at(499)), [])
+        XCTAssertEqual(g.tick(at: at(500)), [.inputLost])
+        XCTAssertEqual(g.lastSilence, .init(client: 1, silence: .sensor), "the page kept reporting: the sensor is what went silent")
+        XCTAssertEqual(g.receive(level(7), from: 1, label: "phone 1 (Android)", at: at(550)).controls, [], "stale reports do not restore")
+        XCTAssertNil(g.driver)
+        XCTAssertEqual(g.receive(level(8), from: 1, label: "phone 1 (Android)", at: at(600)).controls, [.inputRestored, .steer(0)],
+                       "the sensor fired again: input again")
+    }
+
+    func testASilentPageIsToldFromASilentSensor() {
+        var g = makeGuard()
+        _ = g.receive(level(1), from: 2, label: "phone 2 (iPhone)", at: at(0))
+        XCTAssertEqual(g.tick(at: at(500)), [.inputLost])
+        XCTAssertEqual(g.lastSilence, .init(client: 2, silence: .page))
+    }
+
+    func testThePhonesSilenceIsTheConfiguredInputTimeout() {
+        var g = SteeringGuard(phone: .init(tilt: .init(smoothing: .zero), inputTimeout: .milliseconds(300)))
+        XCTAssertEqual(g.phoneTimeout, .milliseconds(300))
+        _ = g.receive(level(1), from: 1, label: "p", at: at(0))
+        XCTAssertEqual(g.nextDeadline, at(300))
+        _ = g.receive(stick(0, 0), from: 1, label: "p", at: at(100))
+        XCTAssertEqual(g.nextDeadline, at(400), "a stick report always counts: a thumb held still fires nothing")
+    }
+
+    func testAnotherPhonesStaleReportNeitherDrivesNorIsRefusedSilently() {
+        var g = makeGuard()
+        _ = g.receive(level(1), from: 1, label: "phone 1 (Android)", at: at(0))
+        XCTAssertEqual(g.receive(level(1), from: 2, label: "phone 2 (iPhone)", at: at(10)).refusal,
+                       "phone 1 (Android) is driving: wait for your turn")
+        XCTAssertEqual(g.tick(at: at(500)), [.inputLost])
+        XCTAssertEqual(g.receive(level(1), from: 2, label: "phone 2 (iPhone)", at: at(510)).controls, [],
+                       "its sensor has not fired since its refused report")
+        XCTAssertEqual(g.receive(level(2), from: 2, label: "phone 2 (iPhone)", at: at(520)).controls, [.inputRestored, .steer(0)])
     }
 }
