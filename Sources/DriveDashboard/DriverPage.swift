@@ -58,7 +58,8 @@ body { color:var(--text); font:16px/1.25 system-ui, sans-serif; -webkit-user-sel
     grid-template-areas:"bar bar" "centre centre" "why why" "down up" "engine gear" "tools tools"; }
 }
 #bar { grid-area:bar; display:flex; flex-wrap:wrap; align-items:center; gap:4px 10px; min-width:0; }
-#centre { grid-area:centre; position:relative; min-height:0; min-width:0; display:flex; align-items:center; justify-content:center; }
+#centre { grid-area:centre; position:relative; min-height:0; min-width:0; display:flex; align-items:center; justify-content:center;
+  container-type:size; }
 #why-box { grid-area:why; min-width:0; display:flex; flex-direction:column; justify-content:center; gap:2px; }
 #btn-speed-down { grid-area:down; } #btn-speed-up { grid-area:up; }
 #btn-engine { grid-area:engine; } #btn-gear { grid-area:gear; }
@@ -88,7 +89,8 @@ button.thumb { font-size:clamp(18px, 4.5vmin, 30px); min-height:56px; }
 #wheel { transform-box:fill-box; transform-origin:center; transition:transform 60ms linear; }
 .seg { fill:none; stroke:#2f3742; stroke-width:9; } .seg.active { stroke:var(--accent); }
 #angle { position:absolute; right:4px; bottom:2px; font-weight:700; color:var(--dim); font-size:.95em; }
-#stick { position:relative; height:100%; max-width:100%; aspect-ratio:1; border-radius:50%; background:#2a3038;
+/* A circle as large as the middle cell allows (its smaller side, through the cell's container units). */
+#stick { position:relative; width:min(100cqw, 100cqh); height:min(100cqw, 100cqh); flex:none; border-radius:50%; background:#2a3038;
   touch-action:none; border:2px solid #3a4452; }
 #knob { position:absolute; left:39%; top:39%; width:22%; height:22%; border-radius:50%; background:var(--accent); pointer-events:none; }
 .hidden { display:none !important; }
@@ -177,6 +179,8 @@ function standing() {
   }
   return ["Stick: drag the dot; up is speed, sideways steers.", "ok"];
 }
+// True when a stop was just said (the server's own words for this phone come before the state that shows it).
+function recentlyStopped() { return said && said.kind === "stop" && performance.now() - said.at < 1500; }
 function showWhy() {
   let [text, kind] = standing();
   if (said && performance.now() - said.at < 5000) ({ text, kind } = said);
@@ -227,7 +231,7 @@ function explain(before, s) {
   else if (before.engine && !s.engine) {
     if (performance.now() - engineTappedAt < 2000) say("Engine off.", "info");
     else say("Stopped: the engine was turned off" + (newNotice ? " (" + notice + ")" : "") + ".", "stop");
-  } else if (before.speed > 0 && s.speed === 0 && s.engine && newNotice) say("Stopped: " + notice + ".", "stop");
+  } else if (before.speed > 0 && s.speed === 0 && s.engine && newNotice && !recentlyStopped()) say("Stopped: " + notice + ".", "stop");
   const was = before.driver || "", now = s.driver || "";
   if (hello && was !== now && now !== "" && now !== hello.you && mode !== "off") say(now + " drives now: wait for your turn.", "refused");
 }

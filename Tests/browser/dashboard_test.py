@@ -14,6 +14,7 @@ from rider_panel import rider_panel_part
 from status_part import status_part
 from join_part import join_part
 from phone_part import phone_part
+from driver_part import driver_part
 from tls_part import tls_part
 
 import websocket  # python3-websocket
@@ -411,26 +412,40 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--screenshot", help="also copy the controls screenshot here (docs/dashboard.png)")
+    parser.add_argument("--axe", help="axe-core's axe.min.js (run.sh fetches it from PyPI's axe-selenium-python)")
+    parser.add_argument("--only", help="run only these parts (comma-separated function names), for working on one")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     driver = browser()
     try:
+        only = set(args.only.split(",")) if args.only else None
+        wanted = lambda name: only is None or name in only
         for part in (view_only_part, controls_part):
+            if not wanted(part.__name__):
+                continue
             try:
                 part(args, driver)
             except Exception as error:
                 checks.check(part.__name__, False, "%s: %s" % (type(error).__name__, error))
-        rider_panel_part(args, driver, checks)   # issue 16: the hands-free rider panel
-        status_part(args, driver, checks)        # issue 32: the car's status and the low-battery warning
-        join_part(args, driver, browser, checks)   # issue 32: joining by QR code
-        phone_part(args, driver, checks)   # issue 32: a phone drives (tilt, stick, safety)
-        tls_part(args, checks)   # issue 32: HTTPS (its own browser)
+        if wanted("rider_panel_part"):
+            rider_panel_part(args, driver, checks)   # issue 16: the hands-free rider panel
+        if wanted("status_part"):
+            status_part(args, driver, checks)        # issue 32: the car's status and the low-battery warning
+        if wanted("join_part"):
+            join_part(args, driver, browser, checks)   # issue 32: joining by QR code
+        if wanted("phone_part"):
+            phone_part(args, driver, checks)   # issues 32 and 38: a phone drives (tilt, stick, safety)
+        if wanted("driver_part"):
+            driver_part(args, driver, browser, checks)   # issue 38: the driver's page, roles, one screen, axe
+        if wanted("tls_part"):
+            tls_part(args, checks)   # issue 32: HTTPS (its own browser)
     finally:
         driver.quit()
-    try:
-        jitter_part(args)
-    except Exception as error:
-        checks.check("jitter", False, "%s: %s" % (type(error).__name__, error))
+    if wanted("jitter_part"):
+        try:
+            jitter_part(args)
+        except Exception as error:
+            checks.check("jitter", False, "%s: %s" % (type(error).__name__, error))
     shot = os.path.join(args.out, "dashboard-controls.png")
     if args.screenshot and os.path.exists(shot):
         shutil.copy(shot, args.screenshot)

@@ -183,3 +183,80 @@ def distinct_runs(texts):
         if not out or out[-1] != t:
             out.append(t)
     return out
+
+
+class Hand:
+    """A hand holding the phone: the page's orientation through a CDP connection of its own (so a thread can
+    keep it trembling while Selenium drives the page), with a tremor: α moves by 0.4° every 40 ms. The page
+    ignores α, and Chrome fires `deviceorientation` only when an angle moved by 0.1° or more, so without the
+    tremor a steady override is a sensor that fired once and went silent. `still()` stops the events (a phone
+    in a stand, or a sensor that died) while the orientation stays; `tremble()` starts them again."""
+
+    def __init__(self, driver, beta=0.0, gamma=0.0):
+        import websocket  # python3-websocket
+        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        # chromedriver's window handles are the DevTools target ids.
+        self.ws = websocket.create_connection("ws://%s/devtools/page/%s" % (address, driver.current_window_handle), timeout=5,
+                                              suppress_origin=True)
+        self.lock = threading.Lock()
+        self.ids = 0
+        self.beta, self.gamma, self.alpha = beta, gamma, 0.0
+        self.trembling = True
+        self.running = True
+        self.set(beta, gamma)
+        self.thread = threading.Thread(target=self._tremble, daemon=True)
+        self.thread.start()
+
+    def _call(self, method, params):
+        import json
+        with self.lock:
+            self.ids += 1
+            self.ws.send(json.dumps({"id": self.ids, "method": method, "params": params}))
+            while True:  # the answer (events are not enabled on this session)
+                if json.loads(self.ws.recv()).get("id") == self.ids:
+                    return
+
+    def _send(self):
+        self._call("DeviceOrientation.setDeviceOrientationOverride", {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma})
+
+    def set(self, beta, gamma):
+        """The phone turned to (β, γ): sent at once."""
+        self.beta, self.gamma = beta, gamma
+        self._send()
+
+    def _tremble(self):
+        while self.running:
+            time.sleep(0.04)
+            if self.running and self.trembling:
+                self.alpha = 0.4 if self.alpha == 0 else 0.0
+                try:
+                    self._send()
+                except Exception:
+                    return
+
+    def still(self):
+        self.trembling = False
+        time.sleep(0.06)
+
+    def tremble(self):
+        self.trembling = True
+
+    def close(self):
+        self.running = False
+        self.thread.join(1)
+        try:
+            self._call("DeviceOrientation.clearDeviceOrientationOverride", {})
+        except Exception:
+            pass
+        self.ws.close()
+
+
+def drop_car_link(car):
+    """The car's end of the link goes away (a reset, a radio drop): its current connection is shut."""
+    with car.lock:
+        client = car.client
+    if client:
+        try:
+            client.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass

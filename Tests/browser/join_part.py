@@ -150,11 +150,9 @@ def join_part(args, driver, make_browser, checks):
         checks.check("join: the live view's QR code (half blocks) decodes to the URL", decoded == url, "%r (%d lines)" % (decoded, len(block)))
 
         phone.get(url)
-        checks.check("join: the phone lands on the page with controls",
-                     _wait(phone, lambda d: _body(d, "data-controls") == "true") and "code=" not in phone.current_url,
-                     phone.current_url)
-        checks.check("join: with controls, the phone is shown the next code too",
-                     _wait(phone, lambda d: _shown_url(d).startswith(join_base) and _shown_url(d) != url), _shown_url(phone))
+        checks.check("join: the phone lands on the driver's page, a driver with controls",
+                     _wait(phone, lambda d: _body(d, "data-controls") == "true" and _body(d, "data-role") == "driver")
+                     and phone.current_url.endswith("/drive"), "%s %s" % (phone.current_url, _body(phone, "data-role")))
         cookie = {c["name"]: c for c in phone.get_cookies()}.get("carbridge_session", {})
         checks.check("join: its session cookie is HttpOnly SameSite=Strict",
                      cookie.get("httpOnly") is True and cookie.get("sameSite") == "Strict", str(cookie))
@@ -199,8 +197,8 @@ def join_part(args, driver, make_browser, checks):
                      car.wait(lambda c: "E,0,0,0" in c.texts()[start:], 4), str(car.texts()[start:][-4:]))
         checks.check("per-turn: the phone's controls are taken at the turn's end, and it is told why",
                      _wait(phone, lambda d: _body(d, "data-controls") == "false", 3)
-                     and "your turn is over" in phone.find_element(By.ID, "controls-note").text,
-                     "%s: %s" % (_body(phone, "data-controls"), phone.find_element(By.ID, "controls-note").text))
+                     and _wait(phone, lambda d: "your turn is over" in d.find_element(By.ID, "why").text, 2),
+                     "%s: %s" % (_body(phone, "data-controls"), phone.find_element(By.ID, "why").text))
         checks.check("per-turn: a new code is shown for the next turn",
                      _wait(driver, lambda d: _shown_url(d) not in ("", url, after_join), 3), "%s / %s" % (after_join, _shown_url(driver)))
         before = len(car.texts())

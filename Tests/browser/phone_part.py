@@ -1,20 +1,23 @@
-"""A phone drives (issue 32) in a real browser: Chromium emulating a phone (mobile metrics, portrait or
-landscape, touch) with its orientation set through CDP's DeviceOrientation override, which fires
-`deviceorientation` on a secure context (http://127.0.0.1 is one). What is checked is what the car
+"""A phone drives (issues 32 and 38) from the driver's page (/drive) in a real browser: Chromium emulating a
+phone (mobile metrics, portrait or landscape, touch) with its orientation set through CDP's DeviceOrientation
+override, which fires `deviceorientation` on a secure context (http://127.0.0.1 is one), held by the
+harness's `Hand` (a tremor keeps the sensor firing, as a held phone's does). What is checked is what the car
 receives (the harness's TCP car records every frame with its time):
 
 - tilt, flat hold, a sweep of γ: θ = 1.5·γ (the config's sensitivity), clamped at ±90, the frames exactly
-  the angle range's changes with the machine's hysteresis; a phone held still keeps driving (its heartbeat);
+  the angle range's changes with the machine's hysteresis; a phone held in a hand keeps driving;
 - the wheel hold in landscape (screen angle 90); *Set straight*;
 - the thumb stick in both forms through touch events → θ and S frames, and speed only from rest;
-- the page hidden for real (frozen, or another tab in front) → the stop frame within 600 ms;
+- the page hidden for real (frozen, or another tab in front) → the stop frame within 600 ms, and the page
+  says why when it is shown again;
 - a second phone refused while the first drives (the reason on its page), accepted once the first is gone;
-- METRIC phone_tilt_latency_ms: from the orientation override to the frame at the car.
+- METRIC phone_tilt_latency_ms: from the orientation override to the frame at the car (goal: p50 ≤ 20 ms,
+  p99 ≤ 60 ms on loopback; printed, not failed on: a timing).
 
 Called from dashboard_test.py's main (one browser, one `N passed, N failed`).
 """
-import json, os, statistics, threading, time
-from harness import Car, Carbridge, free_port, wait_http
+import json, os, random, statistics, threading, time
+from harness import Car, Carbridge, Hand, free_port, wait_http
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 import websocket
@@ -42,8 +45,24 @@ def _phone(driver, landscape=False):
         "width": width, "height": height, "deviceScaleFactor": 2, "mobile": True, "screenOrientation": orientation})
 
 
+_hands = {}
+
+
+def hand(driver):
+    """The hand holding this tab's phone (one per tab, made on first use)."""
+    key = (id(driver), driver.current_window_handle)
+    if key not in _hands:
+        _hands[key] = Hand(driver)
+    return _hands[key]
+
+
+def drop_hands(driver):
+    for key in [k for k in _hands if k[0] == id(driver)]:
+        _hands.pop(key).close()
+
+
 def _orient(driver, beta, gamma):
-    driver.execute_cdp_cmd("DeviceOrientation.setDeviceOrientationOverride", {"alpha": 0, "beta": beta, "gamma": gamma})
+    hand(driver).set(beta, gamma)
 
 
 def _motion(car, since):
@@ -110,11 +129,11 @@ def phone_part(args, driver, checks, only=None):
         driver.execute_cdp_cmd("Network.setUserAgentOverride", {"userAgent": ANDROID})
         _phone(driver)
         driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        driver.get(base + "/drive")
         _orient(driver, 0, 0)
-        driver.get(base + "/")
-        checks.check("phone: controls and the phone panel",
+        checks.check("phone: the driver's page with controls",
                      _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-controls") == "true")
-                     and "hidden" not in _attr(driver, "phone-section", "class"))
+                     and driver.find_element(By.ID, "mode-tilt").is_displayed())
         for part in (_tilt, _stick, _hidden, _second_phone, _latency):
             if only and part.__name__ not in only:
                 continue
@@ -123,6 +142,7 @@ def phone_part(args, driver, checks, only=None):
             except Exception as error:
                 checks.check("phone " + part.__name__, False, "%s: %s" % (type(error).__name__, error))
     finally:
+        drop_hands(driver)
         for command, params in (("Emulation.clearDeviceMetricsOverride", {}), ("DeviceOrientation.clearDeviceOrientationOverride", {}),
                                 ("Emulation.setTouchEmulationEnabled", {"enabled": False})):
             try:
@@ -158,10 +178,10 @@ def _tilt(driver, car, checks, base):
     car.wait(lambda c: len(_motion(c, since)) >= len(expected), 2)
     got = [s for _, s in _motion(car, since)]
     checks.check("phone tilt flat: the car gets exactly the range changes (hysteresis)", got == expected, str(got))
-    # Held still: the heartbeat keeps it driving (no input-lost stop frame).
+    # Held in a hand (the sensor fires, the angle stays): it keeps driving (no input-lost stop frame).
     still = time.monotonic()
     car.wait(lambda c: len(_motion(c, still)) > 0, 1.2)
-    checks.check("phone tilt: held still, the heartbeat keeps it driving", _motion(car, still) == [], str(_motion(car, still)))
+    checks.check("phone tilt: held in a hand, it keeps driving", _motion(car, still) == [], str(_motion(car, still)))
     # The wheel hold in landscape (screen angle 90): turning the phone clockwise by β steers right.
     _orient(driver, 0, 0)
     _angle_is(driver, 0)
@@ -288,12 +308,14 @@ def _hidden(driver, car, checks, base):
                      "%s ms" % (round(delay) if delay is not None else "none"))
         driver.execute_cdp_cmd("Page.setWebLifecycleState", {"state": "active"})
         _wait(driver, lambda d: d.execute_script("return document.visibilityState") == "visible", 2)
+        checks.check("phone hidden (%s): shown again, the page says why it stopped" % how,
+                     _wait(driver, lambda d: "hidden" in d.find_element(By.ID, "why").text, 2), driver.find_element(By.ID, "why").text)
     driver.refresh()  # the page's own send again
     _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-controls") == "true")
     # Closed: a second tab drives, then goes.
     main = driver.current_window_handle
     driver.switch_to.new_window("tab")
-    driver.get(base + "/")
+    driver.get(base + "/drive")
     _wait(driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-controls") == "true")
     driving = _drive_tilt_at_10(driver, car)
     hidden_at = time.monotonic()
@@ -316,9 +338,11 @@ def _second_phone(driver, car, checks, base):
     running.set()
 
     def report():
+        seq = 0
         while running.is_set():
+            seq += 1  # its sensor fires between reports
             try:
-                other.send(json.dumps({"c": "tilt", "beta": 0, "gamma": 0, "angle": 0, "hold": "flat"}))
+                other.send(json.dumps({"c": "tilt", "beta": 0, "gamma": 0, "angle": 0, "hold": "flat", "seq": seq}))
             except Exception:
                 return
             time.sleep(0.05)
@@ -331,9 +355,10 @@ def _second_phone(driver, car, checks, base):
         driver.find_element(By.ID, "mode-stick").click()
         since = time.monotonic()
         _drag(driver, [(0.9, 0.9)])
-        refused = _wait(driver, lambda d: "is driving: wait for your turn" in d.find_element(By.ID, "rejections").text, 2)
-        checks.check("second phone: refused with the driver's name while the first drives",
-                     refused and label in driver.find_element(By.ID, "rejections").text, driver.find_element(By.ID, "rejections").text)
+        refused = _wait(driver, lambda d: "is driving: wait for your turn" in d.find_element(By.ID, "why").text
+                        and label in d.find_element(By.ID, "why").text, 2)
+        checks.check("second phone: refused with the driver's name while the first drives, where the driver looks",
+                     refused, driver.find_element(By.ID, "why").text)
         checks.check("second phone: nothing of it reaches the car", [s for _, s in _motion(car, since) if not s.startswith("M,0,")] == [],
                      str(_motion(car, since)))
     finally:
@@ -349,7 +374,10 @@ def _second_phone(driver, car, checks, base):
 
 
 def _latency(driver, car, checks, base):
-    """200 orientation changes each moving θ across a range boundary; from the override to the frame at the car."""
+    """200 orientation changes each moving θ across a range boundary; from the override to the frame at the car.
+    A driver's moves come at any time, so each change waits a random 0–200 ms after the last one arrived
+    (seeded): some land within a period of the page's last report and wait for it (the rate bound), most do not
+    (the leading edge sends at once)."""
     _engine_on(driver)
     driver.find_element(By.ID, "mode-tilt").click()
     _orient(driver, 0, 0)
@@ -365,9 +393,12 @@ def _latency(driver, car, checks, base):
     wall = time.time() - time.monotonic()
     pipeline = []
 
+    pause = random.Random(38)
+
     def run(count):
         delays = []
         for i in range(count):
+            time.sleep(pause.uniform(0, 0.2))
             a = 1 if i % 2 == 0 else -1
             gamma = 30 * a  # θ ±45: range ±1 each time
             driver.execute_script("window.tiltSent = null; window.tiltSign = arguments[0];", a)
@@ -390,8 +421,9 @@ def _latency(driver, car, checks, base):
 
     delays = run(200)
     p50, p99 = quantiles(delays)
-    print("METRIC phone_tilt_latency_ms p50=%.1f p99=%.1f n=%d (the page's tilt_hz bound included: up to one period)"
-          % (p50, p99, len(delays)), flush=True)
+    goal = "met" if p50 <= 20 and p99 <= 60 else "MISSED"
+    print("METRIC phone_tilt_latency_ms p50=%.1f p99=%.1f n=%d (the page's tilt_hz bound included: up to one period; goal p50 <= 20, p99 <= 60: %s)"
+          % (p50, p99, len(delays), goal), flush=True)
     r50, r99 = quantiles(pipeline)
     print("METRIC phone_tilt_send_to_car_ms p50=%.1f p99=%.1f n=%d (from the page's send: the bound left out)"
           % (r50, r99, len(pipeline)), flush=True)

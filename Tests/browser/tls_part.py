@@ -7,7 +7,7 @@ there); the camera's <img> and its origin in img-src; and controls over plain HT
 refused by check-config unless allow_http = true. Called from dashboard_test.py's main()."""
 import base64, hashlib, json, os, re, socket, ssl, subprocess, time, urllib.error, urllib.request
 from harness import Car, Carbridge, free_port, wait_http
-from phone_part import _motion, _orient, _phone
+from phone_part import _motion, _orient, _phone, drop_hands
 
 import websocket  # python3-websocket
 from selenium import webdriver
@@ -194,10 +194,11 @@ def phone_joins_over_https(args, checks, kiosk, port, cert, car):
         _phone(phone)
         phone.get(shown)
         end = time.monotonic() + 5
-        while time.monotonic() < end and "hidden" in (phone.find_element(By.ID, "phone-section").get_attribute("class") or ""):
+        body = lambda: phone.find_element(By.TAG_NAME, "body")
+        while time.monotonic() < end and body().get_attribute("data-controls") != "true":
             time.sleep(0.05)
         secure = phone.execute_script("return window.isSecureContext")
-        controls = "hidden" not in (phone.find_element(By.ID, "phone-section").get_attribute("class") or "")
+        controls = body().get_attribute("data-controls") == "true" and phone.current_url.endswith("/drive")
         checks.check("https: the phone that opened the join URL is logged in (controls, a secure context)",
                      controls and secure is True, "controls %s secure %s" % (controls, secure))
         phone.find_element(By.ID, "btn-engine").click()
@@ -210,7 +211,11 @@ def phone_joins_over_https(args, checks, kiosk, port, cert, car):
         checks.check("https: the joined phone steers the car by tilting (right, then left)", right and left,
                      str([s for _, s in _motion(car, since)][:6]))
         phone.find_element(By.ID, "btn-engine").click()
+        cookie = {c["name"]: c for c in phone.get_cookies()}.get("carbridge_session", {})
+        checks.check("https: the joined phone's cookie is Secure, HttpOnly, SameSite=Strict",
+                     cookie.get("secure") is True and cookie.get("httpOnly") is True and cookie.get("sameSite") == "Strict", str(cookie))
     finally:
+        drop_hands(phone)
         phone.quit()
 
 
