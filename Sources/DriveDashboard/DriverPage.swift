@@ -143,7 +143,7 @@ const NS = "http://www.w3.org/2000/svg";
 let ws = null, hello = null, state = null, pingTimer = null, retryAt = 0;
 // Driving: the page reports; the server maps, decides who drives and stops the car on silence.
 let mode = "off", hold = "flat", stickForm = "polar", tiltHz = 20, heartbeatMs = 166, inputTimeoutMs = 500;
-let orientation = null, seq = 0, sensorAt = 0, lastSend = 0, sendDue = null, heartbeat = null, sensorWatch = null;
+let orientation = null, seq = 0, sensorAt = 0, lastSend = 0, lastChange = 0, sendDue = null, heartbeat = null, sensorWatch = null;
 let stickXY = null, stickHeld = false, wakeLock = null, wakeWanted = false, hiddenWhileDriving = false;
 let said = null, engineTappedAt = 0, modeChangedAt = 0;
 
@@ -223,12 +223,15 @@ function render(s) {
 
 // A change the driver did not make, said in words: the link, the engine, someone else taking over.
 function explain(before, s) {
-  const notice = s.notices && s.notices.length ? s.notices[s.notices.length - 1] : "";
-  const newNotice = notice && notice !== (before.notices && before.notices.length ? before.notices[before.notices.length - 1] : "");
+  const latest = (n) => n && n.length ? n[n.length - 1] : "";
+  const newNotice = latest(s.notices) !== "" && latest(s.notices) !== latest(before.notices);
+  // A notice as the log has it ("12:00:01.250 notice carbridge: turn over: …"), without the log's prefix.
+  const notice = latest(s.notices).replace(/^[0-9:.]+ [a-z]+ [A-Za-z0-9_.-]+: /, "");
   if (before.link === "up" && s.link !== "up")
     say("Stopped: the link to the car went " + s.link + (s.reason ? " (" + s.reason + ")" : "") + ".", "stop");
   else if (before.link !== "up" && s.link === "up") say("The car is connected again.", "ok");
   else if (before.engine && !s.engine) {
+    if (recentlyStopped()) return;
     if (performance.now() - engineTappedAt < 2000) say("Engine off.", "info");
     else say("Stopped: the engine was turned off" + (newNotice ? " (" + notice + ")" : "") + ".", "stop");
   } else if (before.speed > 0 && s.speed === 0 && s.engine && newNotice && !recentlyStopped()) say("Stopped: " + notice + ".", "stop");
@@ -289,7 +292,10 @@ function connect() {
     let m; try { m = JSON.parse(event.data); } catch (e) { return; }
     if (m.type === "state") render(m);
     else if (m.type === "hello") onHello(m);
-    else if (m.type === "stopped") say(m.reason, "stop");
+    else if (m.type === "stopped") {
+      // The server's words for a silence this page caused itself by being hidden: the page's own say it better.
+      if (!hiddenWhileDriving && !(said && /hidden/.test(said.text) && performance.now() - said.at < 5000)) say(m.reason, "stop");
+    }
     else if (m.type === "rejected") {
       document.body.dataset.rejections = String(Number(document.body.dataset.rejections) + 1);
       say(m.reason.replace(/^refused: /, "Refused: "), "refused");
@@ -304,9 +310,11 @@ function connect() {
   };
 }
 
-// The reports: a reading that changed goes out at once when the last report is at least one period
-// (1/tilt_hz) old, else at that period's end; while nothing changes the heartbeat re-sends the newest
-// reading every heartbeatMs (a third of the server's silence rule), so a change seldom waits.
+// The reports: a reading that changed goes out at once when the last change sent is at least one period
+// (1/tilt_hz) old, else at that period's end (at most tilt_hz changes a second); while nothing changes the
+// heartbeat re-sends the newest reading when nothing was sent for heartbeatMs (a third of the server's
+// silence rule). A heartbeat does not hold back the next change: that would make a change after stillness
+// wait for the period as often as not.
 function screenAngle() {
   const a = screen.orientation && typeof screen.orientation.angle === "number" ? screen.orientation.angle
     : (typeof window.orientation === "number" ? window.orientation : 0);
@@ -322,10 +330,11 @@ function report() {
   const m = reading(); if (!m) return;
   send(m); lastSend = performance.now();
 }
+function sendChange() { report(); lastChange = lastSend; }
 function changed() {
-  const wait = lastSend + 1000 / tiltHz - performance.now();
-  if (wait <= 0) { clearTimeout(sendDue); sendDue = null; report(); }
-  else if (!sendDue) sendDue = setTimeout(() => { sendDue = null; report(); }, wait);
+  const wait = lastChange + 1000 / tiltHz - performance.now();
+  if (wait <= 0) { clearTimeout(sendDue); sendDue = null; sendChange(); }
+  else if (!sendDue) sendDue = setTimeout(() => { sendDue = null; sendChange(); }, wait);
 }
 function startReporting() {
   clearInterval(heartbeat);
@@ -469,11 +478,17 @@ document.addEventListener("pointerdown", () => {
 function leave() {
   if (mode !== "off") { hiddenWhileDriving = true; setMode("off", true); } else send({ c: "release" });
 }
-document.addEventListener("visibilitychange", () => {
-  if (document.visibilityState === "hidden") leave();
-  else if (hiddenWhileDriving) { hiddenWhileDriving = false; say("Stopped while this page was hidden: tap Tilt or Stick to drive again.", "stop"); }
-});
+function back() {
+  if (!hiddenWhileDriving) return;
+  hiddenWhileDriving = false;
+  say("Stopped while this page was hidden: tap Tilt or Stick to drive again.", "stop");
+}
+document.addEventListener("visibilitychange", () => { if (document.visibilityState === "hidden") leave(); else back(); });
+// A frozen page (the browser's lifecycle: a tab in the background) is thawed by `resume`, maybe before it is visible.
+document.addEventListener("freeze", leave);
+document.addEventListener("resume", back);
 window.addEventListener("pagehide", leave);
+window.addEventListener("pageshow", back);
 enable();
 connect();
 </script>

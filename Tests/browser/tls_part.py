@@ -153,7 +153,7 @@ def https_security(checks, port, cert):
         policy = response.headers.get("Content-Security-Policy", "")
         page = response.read().decode()
     checks.check("https: camera_url's <img> is on the page and img-src gains exactly its origin",
-                 'id="camera" src="%s"' % CAMERA in page and "img-src data: https://127.0.0.1:9;" in policy, policy)
+                 'id="camera" src="%s"' % CAMERA in page and "img-src data: 'self' https://127.0.0.1:9;" in policy, policy)
     status, _ = login("wrong-token-000000")
     checks.check("https: a wrong token is refused (403)", status == 403, str(status))
     status, cookie_header = login(TOKEN)
