@@ -429,4 +429,17 @@ def _latency(driver, car, checks, base):
           % (r50, r99, len(pipeline)), flush=True)
     checks.check("phone tilt latency: every change reached the car, p99 < 1000 ms", len(delays) == 200 and p99 < 1000,
                  "p50 %.1f p99 %.1f n %d" % (p50, p99, len(delays)))
+    # The rate bound: a phone tilted without a pause (a change every 16 ms for a second) sends at most
+    # tilt_hz (20) readings a second, and keeps sending.
+    driver.execute_script(
+        "window.tiltCount = 0; const counted = WebSocket.prototype.send;"
+        "WebSocket.prototype.send = function (data) { if (String(data).includes('\"tilt\"')) window.tiltCount++; return counted.call(this, data); };")
+    began = time.monotonic()
+    for i in range(60):
+        _orient(driver, 0, -30 + i)
+        time.sleep(max(0, began + (i + 1) / 60 - time.monotonic()))
+    elapsed = time.monotonic() - began
+    count = driver.execute_script("return window.tiltCount")
+    checks.check("phone tilt: changes without a pause are sent at most tilt_hz (20) a second",
+                 10 <= count <= 20 * elapsed + 1, "%d in %.2f s" % (count, elapsed))
     driver.find_element(By.ID, "mode-off").click()
