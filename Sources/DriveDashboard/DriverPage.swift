@@ -212,7 +212,8 @@ function render(s) {
   $("angle").textContent = (s.angle > 0 ? "+" : "") + Math.round(s.angle) + "°";
   for (const seg of document.querySelectorAll(".seg")) seg.classList.toggle("active", Number(seg.dataset.range) === s.range);
   const last = s.car && s.car.length ? s.car[s.car.length - 1] : null;
-  $("car-line").textContent = last ? "car: " + last.text : "";
+  // The car's low battery first (the run's [car] low_battery alarm), else its last line.
+  $("car-line").textContent = s.batteryWarning ? "⚠ " + s.batteryWarning : last ? "car: " + last.text : "";
   const driver = s.driver || "", you = hello && driver !== "" && driver === hello.you;
   $("driver").dataset.you = String(!!you); $("driver").dataset.driver = driver;
   $("driver").textContent = driver === "" ? "nobody drives" : you ? "you drive" : driver + " drives";

@@ -284,6 +284,9 @@ def _drive(args, phone, operator, car, cb, checks, base, config, config_bytes):
                  _wait(phone, lambda d: "link to the car went" in _why(d), 3), _why(phone))
     car.wait(lambda c: c.connections > connections, 10)
     _wait(phone, lambda d: d.find_element(By.ID, "link").get_attribute("data-state") == "up", 10)
+    car.say("CAR forward-right at 10\n")
+    checks.check("driver: the car's last line is on the page", _wait(phone, lambda d: "CAR forward-right at 10" in d.find_element(By.ID, "car-line").text, 2),
+                 phone.find_element(By.ID, "car-line").text)
 
     # The engine turned off elsewhere (the kiosk's keyboard): the stop frame, and the page says why.
     mark = len(car.timed())
