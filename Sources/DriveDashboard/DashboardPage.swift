@@ -102,15 +102,7 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
   <section>
     <h2>Steering</h2>
     <svg viewBox="0 0 200 200" aria-label="steering wheel">
-      <g id="segments"></g>
-      <g id="wheel">
-        <circle cx="100" cy="110" r="70" fill="none" stroke="#cfd8e3" stroke-width="12"/>
-        <circle cx="100" cy="110" r="14" fill="#cfd8e3"/>
-        <line x1="86" y1="110" x2="32" y2="110" stroke="#cfd8e3" stroke-width="9"/>
-        <line x1="114" y1="110" x2="168" y2="110" stroke="#cfd8e3" stroke-width="9"/>
-        <line x1="100" y1="124" x2="100" y2="178" stroke="#cfd8e3" stroke-width="9"/>
-        <rect x="94" y="34" width="12" height="16" rx="3" fill="var(--accent)"/>
-      </g>
+\#(PageParts.wheel)
     </svg>
     <div class="row"><span class="big" id="angle">0°</span><span>range <b id="range">A 0</b></span></div>
   </section>
@@ -234,18 +226,7 @@ const NS = "http://www.w3.org/2000/svg";
 let ws = null, hello = null, retryAt = 0, lastState = null, pingTimer = null, steerTimer = null;
 let steerValue = 0, steerSent = 0;
 
-function polar(cx, cy, r, deg) { const a = (deg - 90) * Math.PI / 180; return [cx + r * Math.cos(a), cy + r * Math.sin(a)]; }
-function arc(cx, cy, r, from, to) {
-  const [x1, y1] = polar(cx, cy, r, from), [x2, y2] = polar(cx, cy, r, to);
-  return `M ${x1} ${y1} A ${r} ${r} 0 ${to - from > 180 ? 1 : 0} 1 ${x2} ${y2}`;
-}
-// Range segments around the wheel: A −2 … 2 over θ −90…−60, −60…−15, −15…15, 15…60, 60…90.
-const bands = [[-2, -90, -60], [-1, -60, -15], [0, -15, 15], [1, 15, 60], [2, 60, 90]];
-for (const [a, from, to] of bands) {
-  const p = document.createElementNS(NS, "path");
-  p.setAttribute("d", arc(100, 110, 90, from + 1, to - 1));
-  p.setAttribute("class", "seg"); p.dataset.range = a; $("segments").appendChild(p);
-}
+\#(PageParts.wheelScript)
 const G0 = -120, G1 = 120;            // the gauge's sweep, degrees
 const gaugeAngle = (s) => G0 + (G1 - G0) * Math.max(0, Math.min(240, s)) / 240;
 $("gauge-track").setAttribute("d", arc(100, 110, 78, G0, G1));

@@ -109,15 +109,7 @@ button.thumb { font-size:clamp(18px, 4.5vmin, 30px); min-height:56px; }
   <button id="btn-speed-down" class="thumb needs-engine" aria-label="Speed minus">Speed −</button>
   <div id="centre">
     <svg id="wheel-view" viewBox="0 0 200 200" role="img" aria-label="steering wheel">
-      <g id="segments"></g>
-      <g id="wheel" data-angle="0">
-        <circle cx="100" cy="105" r="66" fill="none" stroke="#cfd8e3" stroke-width="12"/>
-        <circle cx="100" cy="105" r="13" fill="#cfd8e3"/>
-        <line x1="87" y1="105" x2="36" y2="105" stroke="#cfd8e3" stroke-width="9"/>
-        <line x1="113" y1="105" x2="164" y2="105" stroke="#cfd8e3" stroke-width="9"/>
-        <line x1="100" y1="118" x2="100" y2="169" stroke="#cfd8e3" stroke-width="9"/>
-        <rect x="94" y="33" width="12" height="15" rx="3" fill="#4aa3ff"/>
-      </g>
+\#(PageParts.wheel)
     </svg>
     <div id="stick" class="hidden" role="slider" aria-label="thumb stick: up is speed, sideways steers" aria-valuemin="-1" aria-valuemax="1" aria-valuenow="0"><div id="knob"></div></div>
     <span id="angle">0°</span>
@@ -147,15 +139,7 @@ let orientation = null, seq = 0, sensorAt = 0, lastSend = 0, lastChange = 0, sen
 let stickXY = null, stickHeld = false, wakeLock = null, wakeWanted = false, hiddenWhileDriving = false;
 let said = null, engineTappedAt = 0, modeChangedAt = 0;
 
-// Range segments around the wheel: A −2 … 2 over θ −90…−60, −60…−15, −15…15, 15…60, 60…90.
-function polar(cx, cy, r, deg) { const a = (deg - 90) * Math.PI / 180; return [cx + r * Math.cos(a), cy + r * Math.sin(a)]; }
-for (const [a, from, to] of [[-2, -90, -60], [-1, -60, -15], [0, -15, 15], [1, 15, 60], [2, 60, 90]]) {
-  const [x1, y1] = polar(100, 105, 86, from + 1), [x2, y2] = polar(100, 105, 86, to - 1);
-  const p = document.createElementNS(NS, "path");
-  p.setAttribute("d", `M ${x1} ${y1} A 86 86 0 0 1 ${x2} ${y2}`);
-  p.setAttribute("class", "seg"); p.dataset.range = a; $("segments").appendChild(p);
-}
-
+\#(PageParts.wheelScript)
 // What the driver reads: the newest event (a stop, a refusal, a change) for 5 s, else what stands now.
 function say(text, kind) {
   said = { text, kind, at: performance.now() };
