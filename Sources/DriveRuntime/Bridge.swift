@@ -22,6 +22,10 @@ public final class Bridge {
     /// Follows the machine's `nextDeadline`.
     private let timer: DeadlineTimer
     private var shuttingDown = false
+    /// True while frames are handed to the link: a link change told then (a write that failed) waits in
+    /// `deferredLinkStates` until the current event's step is published, so steps go out in order.
+    private var delivering = false
+    private var deferredLinkStates: [LinkState] = []
 
     /// How many frames were handed to the link.
     public private(set) var framesSent = 0
@@ -48,7 +52,9 @@ public final class Bridge {
         timer = DeadlineTimer(loop: loop)
         // The timer is the bridge's own, and `deinit` takes the link's callbacks back: none outlives it.
         timer.setAction { [unowned self] in self.timerFired() }
-        link.onStateChange = { [unowned self] state in self.linkChanged(to: state) }
+        link.onStateChange = { [unowned self] state in
+            if self.delivering { self.deferredLinkStates.append(state) } else { self.linkChanged(to: state) }
+        }
         link.onLine = { [unowned self] line in self.carSaid(line) }
     }
 
@@ -85,6 +91,7 @@ public final class Bridge {
         }
         let sent = deliver(frames, at: now)
         events.publish(.step(DriveStep(control: control, frames: sent, state: machine.state, time: now)))
+        linkChangesAfterDelivery()
     }
 
     /// SIGTSTP: S := 0 and the stop frame (engine stays on), flushed to the car within `flushWithin`,
@@ -94,6 +101,7 @@ public final class Bridge {
         let now = loop.now()
         let frames = machine.handle(.suspend, at: now)
         publishStep(deliver(frames, at: now), at: now)
+        linkChangesAfterDelivery()
         let logger = self.logger
         link.flush(within: flushWithin) { result in
             logger.info("suspending: \(frames.isEmpty ? "engine off, nothing to stop" : "stop frame \(frames.map(\.text).joined(separator: " ")) \(result)")")
@@ -119,6 +127,7 @@ public final class Bridge {
         timer.cancel()
         logger.info("shutting down (\(reason))")
         publishStep(delivered, at: now)
+        linkChangesAfterDelivery()
         let sent = frames.map(\.text).joined(separator: " ")
         let (link, logger) = (self.link, self.logger)
         link.shutdown(flushWithin: flushWithin) { result in
@@ -135,17 +144,29 @@ public final class Bridge {
         }
     }
 
-    /// Hands `frames` to the link while it is up, re-arms the timer, and returns the frames handed over.
+    /// Hands `frames` to the link while it is up, re-arms the timer, and returns the frames handed over. A
+    /// frame whose write lost the link (the link is no longer up after `send`) is not one of them, and the
+    /// link's change waits for `linkChangesAfterDelivery`.
     private func deliver(_ frames: FrameBatch, at now: Instant) -> FrameBatch {
         var sent = FrameBatch()
+        delivering = true
         for frame in frames where link.state.isUp {
             link.send(frame)
+            guard link.state.isUp else { break }
             framesSent += 1
             onFrame?(frame, now)
             sent.append(frame)
         }
+        delivering = false
         timer.arm(at: shuttingDown ? nil : machine.nextDeadline)
         return sent
+    }
+
+    /// Tells the link changes that came during a delivery, now that the step that delivered is published.
+    private func linkChangesAfterDelivery() {
+        while !delivering, !deferredLinkStates.isEmpty {
+            linkChanged(to: deferredLinkStates.removeFirst())
+        }
     }
 
     /// Publishes a step that no control caused (a tick, a link change, a suspend, the shutdown).
@@ -157,10 +178,12 @@ public final class Bridge {
         let now = loop.now()
         let frames = machine.tick(at: now)
         if machine.lastTimedStop == .idleTimeout { note("idle timeout: engine off") }
-        publishStep(deliver(frames, at: now), at: now, timedStop: machine.lastTimedStop)
-        if case .turnLimit(let limit)? = machine.lastTimedStop {
+        let stop = machine.lastTimedStop
+        publishStep(deliver(frames, at: now), at: now, timedStop: stop)
+        if case .turnLimit(let limit)? = stop {
             note("session limit (\(Self.seconds(limit)) s): engine off; Engine starts the next turn")
         }
+        linkChangesAfterDelivery()
     }
 
     private func linkChanged(to state: LinkState) {
@@ -171,6 +194,8 @@ public final class Bridge {
             note("link up: \(link.name)")
             publishStep(deliver(machine.handle(.linkUp, at: now), at: now), at: now)
             onLinkUp?()
+            // The handshake's own write may have lost the link again.
+            linkChangesAfterDelivery()
         case .down(let reason):
             let moving = machine.state.speed > 0
             publishStep(deliver(machine.handle(.linkLost, at: now), at: now), at: now)
