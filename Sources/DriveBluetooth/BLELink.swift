@@ -76,7 +76,10 @@ package final class BLELink: CarLink {
 
     private let loop: EventLoop
     private let makeBus: BusMaker
+    /// Where notices go until a bridge takes them (`onNotice`): what the link was made with.
     private let notice: (String) -> Void
+    /// The bridge's notice channel (a run event); before it is set, `notice`.
+    public var onNotice: ((String) -> Void)?
     private var bus: (any DBusClient)?
     private var subscriptions: [any DBusSubscription] = []
     private var phase: BLELinkPhase = .idle
@@ -131,6 +134,11 @@ package final class BLELink: CarLink {
         notice: @escaping (String) -> Void = { _ in }
     ) {
         self.init(target: target, loop: loop, encoder: encoder, options: options, notice: notice, bus: nil)
+    }
+
+    /// Tells the driver `text` through the bridge once one listens, else where the link was told to.
+    private func say(_ text: String) {
+        if let onNotice { onNotice(text) } else { notice(text) }
     }
 
     deinit {
@@ -374,7 +382,7 @@ package final class BLELink: CarLink {
 
     private func openNotifications(_ found: BLEUARTEndpoints, attempt: Int) {
         guard let notify = found.notify else {
-            notice("\(carLabel): its \(found.profile.name) characteristic does not notify: the car's lines will not be shown")
+            say("\(carLabel): its \(found.profile.name) characteristic does not notify: the car's lines will not be shown")
             return openWriter(found, attempt: attempt)
         }
         bus?.call(
@@ -395,7 +403,7 @@ package final class BLELink: CarLink {
             ) { [weak self] result in
                 guard let self, attempt == self.generation, case .opening = self.phase else { return }
                 if case .failure(let error) = result {
-                    self.notice("\(self.carLabel): notifications refused (\(error.message)): the car's lines will not be shown")
+                    self.say("\(self.carLabel): notifications refused (\(error.message)): the car's lines will not be shown")
                 } else {
                     self.notifyByProperty = true
                 }
@@ -454,7 +462,7 @@ package final class BLELink: CarLink {
         phase = .up
         if let endpoints {
             let mtu = endpoints.write.mtu.map { "ATT MTU \($0)" } ?? "ATT MTU unknown"
-            notice("\(carLabel): \(endpoints.profile) through \(mode); \(mtu), at most \(payloadLimit) bytes per write")
+            say("\(carLabel): \(endpoints.profile) through \(mode); \(mtu), at most \(payloadLimit) bytes per write")
         }
         setState(.up)
     }

@@ -11,6 +11,10 @@ public protocol CarLink: AnyObject {
     var onStateChange: ((LinkState) -> Void)? { get set }
     /// Called for every line the car sends.
     var onLine: ((CarLine) -> Void)? { get set }
+    /// Called with what the link found out that the driver should know (a BLE car's profile and write
+    /// mode, notifications refused); the bridge makes each a run event. Links with nothing to say keep the
+    /// default (none).
+    var onNotice: ((String) -> Void)? { get set }
     /// Starts connecting (and reconnecting after losses).
     func start()
     /// Queues `frame` (newest motion frame wins, E/F kept in order); dropped while not up.
@@ -28,4 +32,10 @@ public protocol CarLink: AnyObject {
 extension CarLink {
     /// No kernel-queue rule, no statistics.
     public var holdStatistics: HoldStatistics? { nil }
+
+    /// Nothing to say.
+    public var onNotice: ((String) -> Void)? {
+        get { nil }
+        set {}
+    }
 }

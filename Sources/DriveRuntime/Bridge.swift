@@ -56,11 +56,13 @@ public final class Bridge {
             if self.delivering { self.deferredLinkStates.append(state) } else { self.linkChanged(to: state) }
         }
         link.onLine = { [unowned self] line in self.carSaid(line) }
+        link.onNotice = { [unowned self] text in self.note(text) }
     }
 
     deinit {
         link.onStateChange = nil
         link.onLine = nil
+        link.onNotice = nil
     }
 
     /// The drive state right now.

@@ -66,6 +66,19 @@ final class BLELinkTests: XCTestCase {
 
     /// The order guarantee: the next write starts only once the car acknowledged the last, so no frame can
     /// overtake an older one on any ATT bearer; meanwhile motion frames coalesce (newest wins), E/F keep order.
+    /// Once a bridge listens (`onNotice`), the link's notices go there: the run's events, not the closure it
+    /// was made with (stderr in `LinkFactory`).
+    func testNoticesGoToTheBridgeOnceItListens() throws {
+        _ = bluez.addCar(address: Self.car, name: "HMSoft")
+        let link = makeLink()
+        var told: [String] = []
+        link.onNotice = { told.append($0) }
+        try bringUp(link, LinkRecorder(link))
+        XCTAssertEqual(notices, [], "not the closure it was made with")
+        XCTAssertEqual(told.count, 1)
+        XCTAssertTrue(told.first?.contains("HM-10") == true, "\(told)")
+    }
+
     func testTheNextWriteWaitsForTheCarsAcknowledgementAndMotionFramesCoalesce() throws {
         bluez.addCar(address: Self.car, name: "HMSoft")
         let link = makeLink()

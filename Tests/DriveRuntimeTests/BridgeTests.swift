@@ -13,6 +13,7 @@ final class RecordingCarLink: CarLink {
     private(set) var state: LinkState = .down(reason: "not started")
     var onStateChange: ((LinkState) -> Void)?
     var onLine: ((CarLine) -> Void)?
+    var onNotice: ((String) -> Void)?
     private(set) var started = false
     private(set) var frames: [(frame: Frame, time: Instant)] = []
     private(set) var shutdownCalls: [Duration] = []
@@ -104,6 +105,20 @@ final class BridgeTests: XCTestCase {
         try run(milliseconds: 100)
         XCTAssertEqual(link.frames.count, sentBeforeLoss, "frames while down: \(link.texts)")
         XCTAssertEqual(bridge.framesSent, sentBeforeLoss + 1, "the frames and the handshake")
+    }
+
+    /// What a link has to say (a BLE car's profile) is a run event like every notice, not a write to stderr
+    /// past the logger and the live view.
+    func testALinksNoticeIsARunEvent() throws {
+        let bridge = try makeBridge()
+        final class Notices: RunSubscriber {
+            var texts: [String] = []
+            func receive(_ event: RunEvent) { if case .notice(let text, _) = event { texts.append(text) } }
+        }
+        let notices = Notices()
+        bridge.events.subscribe(notices)
+        link.onNotice?("ble://HMSoft: HM-10 through write requests")
+        XCTAssertEqual(notices.texts, ["ble://HMSoft: HM-10 through write requests"])
     }
 
     func testSpeedUpWhileLinkDownIsIgnored() throws {
