@@ -188,6 +188,10 @@ struct BluetoothSearch {
     }
 
     /// Saving `url` worked (in `file`) or not.
+    mutating func saving(_ url: String) {
+        state.message = "saving link.url = \"\(url)\"…"
+    }
+
     mutating func saved(_ url: String, in file: String) {
         state.saved = url
         state.message = "saved link.url = \"\(url)\" in \(file); takes effect at the next start (the running link is not switched)"

@@ -33,7 +33,7 @@ package final class Dashboard: RunSessionExtension {
     /// refused with the reason), validated with `resolver` like every config edit.
     package init(
         settings: CarbridgeConfig.Dashboard, maxSpeed: Int, logger: Logger, configFile: String? = nil,
-        resolver: (any EventCodeResolver)? = nil, phone: SteeringGuard.PhoneSettings? = nil
+        resolver: (any EventCodeResolver & Sendable)? = nil, phone: SteeringGuard.PhoneSettings? = nil
     ) {
         self.settings = settings
         self.phone = phone ?? SteeringGuard.PhoneSettings(maxSpeed: maxSpeed)
@@ -129,8 +129,9 @@ package final class Dashboard: RunSessionExtension {
 /// `BluetoothScanning` on the loop, bounded by a loop timer; a pick saved through `saveLink`). Loop
 /// thread only.
 final class DashboardLoop: RunSubscriber {
-    /// Saves a link URL in the run's config file and returns the file's path, or the reason it could not.
-    typealias LinkSaver = (String) throws(ConfigErrors) -> String
+    /// Saves a link URL in the run's config file and returns the file's path, or the reason it could not
+    /// (called on a helper thread: it writes and syncs a file).
+    typealias LinkSaver = @Sendable (String) throws(ConfigErrors) -> String
 
     private let bridge: Bridge
     private let model: RunViewModel
@@ -158,6 +159,9 @@ final class DashboardLoop: RunSubscriber {
     private let makeScanner: () -> any BluetoothScanning
     private let saveLink: LinkSaver
     private var search = BluetoothSearch()
+    /// The URL being saved, while its file is written on a helper thread, and that work.
+    private var saving: String?
+    private var saveInFlight: Offloaded<Result<String, ConfigErrors>>?
     private var scanner: (any BluetoothScanning)?
     private var scanTimer: EventLoop.TimerID?
     private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.steeringTick() }
@@ -194,6 +198,10 @@ final class DashboardLoop: RunSubscriber {
     func detach() {
         timer.cancel()
         stopScan()
+        // A car being saved when the dashboard stops is saved, not lost (the loop may no longer run).
+        if let save = saveInFlight, !save.finish(waitingUntil: Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: .seconds(5))) {
+            logger?.error("dashboard: saving link.url did not finish within 5 s")
+        }
         bridge.events.unsubscribe(self)
     }
 
@@ -340,18 +348,33 @@ final class DashboardLoop: RunSubscriber {
         running?.stop()
     }
 
+    /// Saves the picked car off the loop (the file is written and synced on a helper thread); the outcome
+    /// comes back through the mailbox. One save at a time.
     private func pick(_ address: String) {
         defer { publish() }
+        guard saving == nil else { return search.notSaved(address, because: "still saving \(saving ?? ""): pick again once it is saved") }
         guard let url = search.pick(address) else { return }
-        do {
-            let file = try saveLink(url)
+        saving = url
+        search.saving(url)
+        let saveLink = self.saveLink
+        saveInFlight = loop.offload({ () -> Result<String, ConfigErrors> in
+            do throws(ConfigErrors) { return .success(try saveLink(url)) } catch { return .failure(error) }
+        }, then: { [weak self] result in self?.saved(url, result) })
+    }
+
+    private func saved(_ url: String, _ result: Result<String, ConfigErrors>) {
+        saving = nil
+        saveInFlight = nil
+        switch result {
+        case .success(let file):
             search.saved(url, in: file)
             logger?.notice("dashboard: saved link.url = \"\(url)\" in \(file) (takes effect at the next start)")
-        } catch {
+        case .failure(let error):
             let reason = error.errors.map(\.description).joined(separator: "; ")
             search.notSaved(url, because: reason)
             logger?.warning("dashboard: could not save link.url = \"\(url)\": \(reason)")
         }
+        publish()
     }
 
     private func steeringTick() {

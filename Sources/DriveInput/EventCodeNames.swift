@@ -2,7 +2,7 @@ import CEvdev
 import DriveMapping
 
 /// Evdev code names from libevdev (`BTN_SOUTH` ↔ 1:304, `ABS_HAT0X` ↔ 3:16, `KEY_SPACE` ↔ 1:57).
-public struct EventCodeNames: EventCodeResolver {
+public struct EventCodeNames: EventCodeResolver, Sendable {
     /// Every `EV_KEY` and `EV_ABS` name libevdev knows, in code order (keys first), asking libevdev for every
     /// code 0…`KEY_MAX` and 0…`ABS_MAX`.
     ///

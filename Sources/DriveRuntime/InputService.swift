@@ -18,6 +18,8 @@ final class InputService: RunService {
     private let options: RunSession.Options
     private let loop: EventLoop
     private let bridge: Bridge
+    /// Calibrations being written to the config file on a helper thread.
+    private var savesInFlight: [Offloaded<[(level: Logger.Level, line: String)]>] = []
     private let logger: Logger
     private let model: RunViewModel
     private(set) var coordinator: InputCoordinator?
@@ -79,26 +81,42 @@ final class InputService: RunService {
     }
 
     func stop() {
+        // A calibration being saved when the run ends is finished, not lost (the loop no longer runs).
+        let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: .seconds(5))
+        for save in savesInFlight where !save.finish(waitingUntil: deadline) {
+            logger.error("calibrated, but saving it in \(config.file ?? "the config file") did not finish within 5 s")
+        }
+        savesInFlight = []
         guard let coordinator else { return }
         coordinator.stop()
         bridge.events.unsubscribe(coordinator)
     }
 
     /// `carbridge calibrate`'s gesture during a run: the roll's neutral and, with a tilt throttle, the
-    /// pitch's are saved in the config file, as `carbridge calibrate` saves them.
+    /// pitch's are saved in the config file, as `carbridge calibrate` saves them. The file is written and
+    /// synced on a helper thread (`EventLoop.offload`): the car keeps being driven meanwhile.
     private func calibrated(_ neutrals: TiltNeutrals) {
-        for (key, degrees) in neutrals.configValues {
-            let setting = "[\(key.table)] \(key.name) = \(ConfigFileEditor.roundedNeutral(degrees))"
-            guard let file = config.file else {
-                logger.notice("calibrated: \(setting) (no config file to save it in; use --config)")
-                continue
+        let values = neutrals.configValues
+        guard let file = config.file else {
+            for (key, degrees) in values {
+                logger.notice("calibrated: [\(key.table)] \(key.name) = \(ConfigFileEditor.roundedNeutral(degrees)) (no config file to save it in; use --config)")
             }
-            do {
-                try ConfigFileEditor.saveNeutral(degrees, file: file, resolver: EventCodeNames(), key: key)
-                logger.notice("calibrated: \(setting), saved in \(file)")
-            } catch {
-                logger.error("calibrated (\(setting)) but could not save it in \(file): \(error)")
-            }
+            return
         }
+        let logger = self.logger
+        savesInFlight.removeAll { $0.isComplete }
+        savesInFlight.append(bridge.loop.offload({ () -> [(level: Logger.Level, line: String)] in
+            values.map { key, degrees in
+                let setting = "[\(key.table)] \(key.name) = \(ConfigFileEditor.roundedNeutral(degrees))"
+                do {
+                    try ConfigFileEditor.saveNeutral(degrees, file: file, resolver: EventCodeNames(), key: key)
+                    return (.notice, "calibrated: \(setting), saved in \(file)")
+                } catch {
+                    return (.error, "calibrated (\(setting)) but could not save it in \(file): \(error)")
+                }
+            }
+        }, then: { outcomes in
+            for outcome in outcomes { logger.log(level: outcome.level, "\(outcome.line)") }
+        }))
     }
 }

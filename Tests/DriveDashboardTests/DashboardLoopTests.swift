@@ -252,12 +252,47 @@ final class FakeScanner: BluetoothScanning {
     var running: Bool { event != nil }
 }
 
+/// A link saver the tests drive: it records what it saved and answers `result`, after `delay` (a slow disk).
+/// It runs on the helper thread the loop offloads the save to, hence the lock.
+final class RecordingSaver: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var saved: [String] = []
+    private var answer: Result<String, ConfigErrors> = .success("/etc/carbridge/red.toml")
+    /// How long a save takes.
+    var delay: Duration = .zero
+
+    var saves: [String] { lock.withLock { saved } }
+    var result: Result<String, ConfigErrors> {
+        get { lock.withLock { answer } }
+        set { lock.withLock { answer = newValue } }
+    }
+
+    func save(_ url: String) throws(ConfigErrors) -> String {
+        if delay > .zero { usleep(UInt32(delay.nanoseconds / 1000)) }
+        let answer = lock.withLock { () -> Result<String, ConfigErrors> in
+            saved.append(url)
+            return self.answer
+        }
+        return try answer.get()
+    }
+}
+
 /// The Bluetooth search on the loop, with a fake scanner and a recording saver on a manual clock.
 final class DashboardBluetoothSearchTests: XCTestCase {
     private var scanners: [FakeScanner] = []
-    private var saves: [String] = []
-    private var saveResult: Result<String, ConfigErrors> = .success("/etc/carbridge/red.toml")
+    private let saver = RecordingSaver()
+    private var saves: [String] { saver.saves }
     private var immediate: ScanEvent?
+
+    /// Picks `address` and runs the loop until the save, made on a helper thread, has come back.
+    private func pick(_ address: String, _ core: DashboardLoop, _ loop: EventLoop) throws {
+        core.handle(.message(.bluetoothPick(address: address)), from: 1)
+        for _ in 0..<2000 where core.bluetoothSearch.message.hasPrefix("saving") {
+            usleep(500)
+            try loop.advance(by: .zero)
+        }
+        XCTAssertFalse(core.bluetoothSearch.message.hasPrefix("saving"), "the save never came back")
+    }
 
     private func make() throws -> (EventLoop, DashboardLoop, DashboardHub, Bridge) {
         let loop = try EventLoop(clock: .manual)
@@ -273,10 +308,7 @@ final class DashboardBluetoothSearchTests: XCTestCase {
                 self.scanners.append(scanner)
                 return scanner
             },
-            saveLink: { [unowned self] (url: String) throws(ConfigErrors) -> String in
-                self.saves.append(url)
-                return try self.saveResult.get()
-            })
+            saveLink: { [saver] (url: String) throws(ConfigErrors) -> String in try saver.save(url) })
         let hub = DashboardHub { _, _ in }
         core.hub = hub
         bridge.start()
@@ -360,7 +392,7 @@ final class DashboardBluetoothSearchTests: XCTestCase {
             #"{"addr":"C8:FD:19:12:34:56","name":"HMSoft","rssi":-60,"paired":false,"serial":false,"transport":"le","profile":"HM-10 UART","url":"ble://HMSoft"}"#), json)
         XCTAssertTrue(json.contains(
             #"{"addr":"98:D3:31:F5:2A:11","name":"HC-05","paired":false,"serial":false,"transport":"bredr","url":"rfcomm://98:D3:31:F5:2A:11"}"#), json)
-        core.handle(.message(.bluetoothPick(address: "C8:FD:19:12:34:56")), from: 1)
+        try pick("C8:FD:19:12:34:56", core, loop)
         XCTAssertEqual(saves, ["ble://HMSoft"])
         XCTAssertEqual(core.bluetoothSearch.saved, "ble://HMSoft")
         XCTAssertEqual(core.bluetoothSearch.message,
@@ -368,22 +400,22 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
         XCTAssertTrue(json.contains(#""saved":"ble://HMSoft""#), json)
         // The classic car beside it is still saved as rfcomm://ADDRESS.
-        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        try pick("98:D3:31:F5:2A:11", core, loop)
         XCTAssertEqual(saves.last, "rfcomm://98:D3:31:F5:2A:11")
     }
 
     /// A BLE car without a name, or whose name another device found shares, is saved by its address.
     func testABLECarIsSavedByAddressWhenNamelessOrAmbiguous() throws {
-        let (_, core, _, _) = try make()
+        let (loop, core, _, _) = try make()
         core.handle(.message(.bluetoothScan), from: 1)
         scanners[0].send(.found(ScannedDevice(address: "C8:FD:19:00:00:01", profile: .nordic, transports: .le)))
-        core.handle(.message(.bluetoothPick(address: "C8:FD:19:00:00:01")), from: 1)
+        try pick("C8:FD:19:00:00:01", core, loop)
         XCTAssertEqual(saves, ["ble://C8:FD:19:00:00:01"])
         scanners[0].send(.found(hmSoft))
         XCTAssertEqual(core.bluetoothSearch.linkURL(for: hmSoft), "ble://HMSoft")
         // Another HMSoft (any case) comes in range: the name no longer finds one car.
         scanners[0].send(.found(ScannedDevice(address: "C8:FD:19:12:34:57", name: "hmsoft", profile: .hm10)))
-        core.handle(.message(.bluetoothPick(address: "C8:FD:19:12:34:56")), from: 1)
+        try pick("C8:FD:19:12:34:56", core, loop)
         XCTAssertEqual(saves.last, "ble://C8:FD:19:12:34:56")
         // A name that needs escaping is escaped, and parses back.
         var state = BluetoothSearchState()
@@ -395,14 +427,14 @@ final class DashboardBluetoothSearchTests: XCTestCase {
 
     /// The profile learnt from one update stays when a later one comes without the services.
     func testAnUpdateKeepsTheProfileAndTransports() throws {
-        let (_, core, _, _) = try make()
+        let (loop, core, _, _) = try make()
         core.handle(.message(.bluetoothScan), from: 1)
         scanners[0].send(.found(ScannedDevice(address: "24:0A:C4:00:00:01", profile: .nordic, transports: .le)))
         scanners[0].send(.found(ScannedDevice(address: "24:0A:C4:00:00:01", name: "ESP32car", rssi: -70, transports: .bredr)))
         XCTAssertEqual(core.bluetoothSearch.devices, [
             ScannedDevice(address: "24:0A:C4:00:00:01", name: "ESP32car", rssi: -70, profile: .nordic, transports: [.le, .bredr]),
         ])
-        core.handle(.message(.bluetoothPick(address: "24:0A:C4:00:00:01")), from: 1)
+        try pick("24:0A:C4:00:00:01", core, loop)
         XCTAssertEqual(saves, ["ble://ESP32car"])
     }
 
@@ -410,15 +442,15 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         let (loop, core, hub, bridge) = try make()
         let linkName = bridge.link.name
         // Before any search: refused, nothing saved.
-        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        try pick("98:D3:31:F5:2A:11", core, loop)
         XCTAssertEqual(saves, [])
         XCTAssertEqual(core.bluetoothSearch.message, "not saved: 98:D3:31:F5:2A:11 was not found by the last search")
         core.handle(.message(.bluetoothScan), from: 1)
         scanners[0].send(.found(hc05))
-        core.handle(.message(.bluetoothPick(address: "00:11:22:33:44:55")), from: 1)
+        try pick("00:11:22:33:44:55", core, loop)
         XCTAssertEqual(saves, [])
         // One of the results: saved, during the search or after it.
-        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        try pick("98:D3:31:F5:2A:11", core, loop)
         XCTAssertEqual(saves, ["rfcomm://98:D3:31:F5:2A:11"])
         XCTAssertEqual(core.bluetoothSearch.saved, "rfcomm://98:D3:31:F5:2A:11")
         XCTAssertEqual(core.bluetoothSearch.message,
@@ -427,12 +459,83 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         XCTAssertTrue(json.contains(#""saved":"rfcomm://98:D3:31:F5:2A:11""#), json)
         XCTAssertEqual(bridge.link.name, linkName, "the running link is not switched")
         // A save that fails says why.
-        saveResult = .failure(ConfigErrors([ConfigError(
+        saver.result = .failure(ConfigErrors([ConfigError(
             file: "(no config file)", line: nil, key: "link.url", message: "this run was started without a config file")]))
         try loop.advance(by: .seconds(12))
-        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        try pick("98:D3:31:F5:2A:11", core, loop)
         XCTAssertEqual(saves.count, 2)
         XCTAssertEqual(core.bluetoothSearch.message,
             "not saved (rfcomm://98:D3:31:F5:2A:11): (no config file): link.url: this run was started without a config file")
+    }
+}
+
+/// A link that records each frame with the loop's time.
+final class TimedLink: CarLink {
+    let name = "timed"
+    private(set) var state: LinkState = .down(reason: "not started")
+    var onStateChange: ((LinkState) -> Void)?
+    var onLine: ((CarLine) -> Void)?
+    private(set) var frames: [(text: String, time: Instant)] = []
+    private let loop: EventLoop
+
+    init(loop: EventLoop) { self.loop = loop }
+
+    func start() {
+        state = .up
+        onStateChange?(.up)
+    }
+    func send(_ frame: Frame) { frames.append((frame.text, loop.now())) }
+    func flush(within: Duration, then done: @escaping (FlushResult) -> Void) { loop.execute { done(.delivered) } }
+    func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void) { loop.execute { done(.delivered) } }
+}
+
+/// Issue 39: nothing on the loop waits for the disk. A car picked on the dashboard is saved while the car
+/// drives, on a disk that takes 500 ms (an SD card syncing): the 50 ms stream keeps its period and a stop
+/// asked for meanwhile goes out when asked, on the real clock.
+final class SlowDiskDuringADriveTests: XCTestCase {
+    func testTheStreamKeepsItsPeriodAndAStopGoesOutAtOnceWhileThePickIsSaved() throws {
+        let loop = try EventLoop()
+        let link = TimedLink(loop: loop)
+        let bridge = Bridge(settings: DriveSettings(), link: link, loop: loop, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+        let model = RunViewModel(of: bridge)
+        bridge.events.subscribe(model)
+        let saver = RecordingSaver()
+        saver.delay = .milliseconds(500)
+        let scanner = FakeScanner()
+        let core = DashboardLoop(
+            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            scanner: { scanner }, saveLink: { [saver] (url: String) throws(ConfigErrors) -> String in try saver.save(url) })
+        core.hub = DashboardHub { _, _ in }
+        defer { core.detach() }
+        bridge.start()
+        bridge.apply(.engine)
+        bridge.apply(.speedUp)
+        core.handle(.message(.bluetoothScan), from: 1)
+        scanner.send(.found(ScannedDevice(address: "98:D3:31:F5:2A:11", rssi: -58)))
+        try loop.run(until: loop.now().advanced(by: .milliseconds(120)))
+
+        let pickedAt = loop.now()
+        core.handle(.message(.bluetoothPick(address: "98:D3:31:F5:2A:11")), from: 1)
+        let stopDue = pickedAt.advanced(by: .milliseconds(150))
+        var stopAskedAt: Instant?
+        _ = loop.schedule(at: stopDue) {
+            stopAskedAt = loop.now()
+            bridge.apply(.engine)
+        }
+        try loop.run(until: pickedAt.advanced(by: .milliseconds(800)))
+
+        let asked = try XCTUnwrap(stopAskedAt)
+        XCTAssertLessThan(asked.duration(since: stopDue), .milliseconds(100), "the stop's timer ran when due, not after the save")
+        let stop = try XCTUnwrap(link.frames.first { $0.text == "E,0,0,0" && $0.time >= pickedAt }, "\(link.frames.map(\.text))")
+        XCTAssertLessThan(stop.time.duration(since: asked), .milliseconds(10), "the stop frame went out when asked")
+        let stream = link.frames.filter { $0.text == "M,0,10,1" && $0.time >= pickedAt && $0.time <= asked }.map(\.time)
+        XCTAssertGreaterThanOrEqual(stream.count, 2, "the stream went on during the save: \(link.frames.map(\.text))")
+        var previous = pickedAt
+        for time in stream {
+            XCTAssertLessThan(time.duration(since: previous), .milliseconds(100), "no gap in the 50 ms stream while the file is saved")
+            previous = time
+        }
+        XCTAssertEqual(saver.saves, ["rfcomm://98:D3:31:F5:2A:11"])
+        XCTAssertTrue(core.bluetoothSearch.message.hasPrefix("saved link.url"), core.bluetoothSearch.message)
     }
 }

@@ -112,6 +112,8 @@ final class InRunCalibrationTests: XCTestCase {
         let start = loop.now()
         try loop.run(until: start.advanced(by: .seconds(5)))
         XCTAssertTrue(loop.isStopped, "the run ends with the replay")
+        // The save runs on a helper thread; ending the run (its services stopped) finishes it, not loses it.
+        _ = session.finish()
 
         let saved = try CarbridgeConfig.load(file: path, resolver: EventCodeNames())
         XCTAssertEqual(saved.steering.neutralDegrees, 10.0, "the roll's neutral is saved")
