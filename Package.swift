@@ -71,8 +71,8 @@ let package = Package(
         // the D-Bus values it reads and writes. Knows nothing of BlueZ.
         .target(name: "DriveDBus", dependencies: ["DriveCore", "DriveSystem", "CSDBus"]),
         // Bluetooth: BlueZ through D-Bus (discovery, pairing with an agent, name → address), the raw SDP query
-        // for a device's Serial Port channel, and the raw HCI inquiry (`carbridge scan` without bluetoothd).
-        // Finds and pairs only; the link stays RFCOMM (DriveLink).
+        // for a device's Serial Port channel, the raw HCI inquiry (`carbridge scan` without bluetoothd), and the
+        // BLE link (`BLELink`: a GATT UART car through bluetoothd). The RFCOMM link stays in DriveLink.
         .target(
             name: "DriveBluetooth",
             dependencies: ["DriveCore", "DriveSystem", "DriveLink", "DriveDBus", "CBluetooth", "CLinux"]),
@@ -112,8 +112,8 @@ let package = Package(
         .target(
             name: "DriveDashboard",
             dependencies: [
-                "DriveCore", "DriveSystem", "DriveLink", "DriveConfig", "DriveRuntime", "DriveBluetooth", "DriveMapping",
-                "CQRencode",
+                "DriveCore", "DriveSystem", "DriveLink", "DriveLinkModel", "DriveConfig", "DriveRuntime", "DriveBluetooth",
+                "DriveMapping", "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
