@@ -33,8 +33,6 @@ public final class Bridge {
     public var logsReports = true
     /// `[car] low_battery`: watched in the car's status lines; a fall below it is published and noted.
     public var lowBattery: LowBatteryAlarm?
-    /// Called each time the link comes up.
-    public var onLinkUp: (() -> Void)?
     /// Called with every frame handed to the link (for tests and dry runs).
     public var onFrame: ((Frame, Instant) -> Void)?
 
@@ -195,7 +193,6 @@ public final class Bridge {
         case .up:
             note("link up: \(link.name)")
             publishStep(deliver(machine.handle(.linkUp, at: now), at: now), at: now)
-            onLinkUp?()
             // The handshake's own write may have lost the link again.
             linkChangesAfterDelivery()
         case .down(let reason):

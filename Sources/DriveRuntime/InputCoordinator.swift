@@ -95,5 +95,11 @@ public final class InputCoordinator: RunSubscriber {
         mapping.stop()
     }
 
-    public func receive(_ event: RunEvent) { mapping.receive(event) }
+    /// Called when the run's events say the link came up (`RunEvent.link(.up)`, the one link-up channel).
+    public var onLinkUp: (() -> Void)?
+
+    public func receive(_ event: RunEvent) {
+        if case .link(.up) = event { onLinkUp?() }
+        mapping.receive(event)
+    }
 }

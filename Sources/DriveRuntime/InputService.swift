@@ -64,11 +64,15 @@ final class InputService: RunService {
                 self?.bridge.apply(.inputLost)
                 self?.onReplayFinished()
             }
-            // Let the link come up first so the recording's first frames are not lost. The link starts
-            // before this service, and a link that is up at once (stdout) is up already.
-            bridge.onLinkUp = { [weak self] in
-                guard let inputs = self?.coordinator, !inputs.isReplaying else { return }
-                inputs.startReplay(recording)
+            // Let the link come up first so the recording's first frames are not lost: the replay starts after
+            // the event that says the link is up has been handled (the machine has its handshake by then). The
+            // link starts before this service, and a link that is up at once (stdout) is up already.
+            let loop = self.loop
+            inputs.onLinkUp = { [weak self] in
+                loop.execute {
+                    guard let inputs = self?.coordinator, !inputs.isReplaying else { return }
+                    inputs.startReplay(recording)
+                }
             }
             if bridge.linkIsUp { inputs.startReplay(recording) }
         } else {
