@@ -21,7 +21,8 @@ import Glibc
 /// overtaken by an older one, even across the several ATT bearers (EATT) bluetoothd opens by default; while
 /// one is unacknowledged, newer motion frames coalesce (newest wins), so at most one motion frame is ever
 /// below carbridge. A write not acknowledged within `stallTimeout` is a stall (protocol §6): the car is
-/// disconnected, so nothing queued in bluetoothd arrives later.
+/// disconnected, so nothing queued in bluetoothd arrives later. Write commands through `AcquireWrite` have
+/// the same rule: a socket that takes nothing (EAGAIN) for `stallTimeout` while a frame waits is a stall.
 ///
 /// **Loss**: `Connected` or `ServicesResolved` going false, the characteristic or device object removed,
 /// a hang-up of the notify or write socket, a failed write, or the bus closing, whichever comes first;
@@ -69,6 +70,10 @@ package final class BLELink: CarLink {
     package private(set) var connectionsMade = 0
     /// How many ATT writes were completed (acknowledged, or handed to bluetoothd for write commands).
     package private(set) var writesCompleted = 0
+    /// How many stalls dropped the connection (an unacknowledged write, a write socket that stayed full).
+    package private(set) var stalls = 0
+    /// The back-off before the current reconnect attempt (nil before the first loss).
+    package private(set) var lastRetryDelay: Duration?
     /// The UART profile of the current connection.
     package private(set) var endpoints: BLEUARTEndpoints?
     /// How the current connection writes.
@@ -88,6 +93,8 @@ package final class BLELink: CarLink {
     private var attemptTimer: EventLoop.TimerID?
     private var retryTimer: EventLoop.TimerID?
     private var paceTimer: EventLoop.TimerID?
+    /// While the acquired write socket refuses a waiting frame (EAGAIN): when that becomes a stall.
+    private var socketStallTimer: EventLoop.TimerID?
     /// What bluetoothd told of its devices (GetManagedObjects, InterfacesAdded, PropertiesChanged).
     private var devices: [String: BluetoothDevice] = [:]
     /// Device paths whose `ServicesResolved` is true.
@@ -142,7 +149,7 @@ package final class BLELink: CarLink {
     }
 
     deinit {
-        for timer in [attemptTimer, retryTimer, paceTimer].compactMap({ $0 }) { loop.cancel(timer) }
+        for timer in [attemptTimer, retryTimer, paceTimer, socketStallTimer].compactMap({ $0 }) { loop.cancel(timer) }
         for waiter in flushWaiters { loop.cancel(waiter.timer) }
         closeSockets()
         for subscription in subscriptions { subscription.cancel() }
@@ -655,8 +662,10 @@ package final class BLELink: CarLink {
                 }
                 guard let count = sent else {
                     try? loop.change(fd, to: [.readable, .writable])
+                    armSocketStall()
                     return
                 }
+                cancelSocketStall()
                 if head.isMotion { lastMotionWrite = loop.now() }
                 completeWrite(count)
             }
@@ -681,6 +690,7 @@ package final class BLELink: CarLink {
                 self.writeInFlight = 0
                 if error.name == "org.freedesktop.DBus.Error.NoReply" {
                     // Stall (§6): disconnect, so nothing bluetoothd still holds reaches the car later.
+                    self.stalls += 1
                     self.lose(
                         "\(self.carLabel) did not acknowledge a frame within \(SocketSupport.secondsText(self.options.stallTimeout)) s: the link is down",
                         disconnect: true)
@@ -689,6 +699,26 @@ package final class BLELink: CarLink {
                 }
             }
         }
+    }
+
+    /// The acquired socket refused a frame: if it takes nothing more for `stallTimeout`, that is a stall
+    /// (§6), as an unacknowledged write request is; the radio link is dropped, so nothing bluetoothd still
+    /// holds reaches the car later, and the next connection starts with the handshake.
+    private func armSocketStall() {
+        guard socketStallTimer == nil else { return }
+        socketStallTimer = loop.schedule(after: options.stallTimeout) { [weak self] in
+            guard let self else { return }
+            self.socketStallTimer = nil
+            self.stalls += 1
+            self.lose(
+                "\(self.carLabel) took no frame for \(SocketSupport.secondsText(self.options.stallTimeout)) s (its write socket stayed full): the link is down",
+                disconnect: true)
+        }
+    }
+
+    private func cancelSocketStall() {
+        if let socketStallTimer { loop.cancel(socketStallTimer) }
+        socketStallTimer = nil
     }
 
     /// One ATT write done: `count` more bytes leave the queue (0 when they left as the write started).
@@ -742,6 +772,7 @@ package final class BLELink: CarLink {
         closeSockets()
         if let paceTimer { loop.cancel(paceTimer) }
         paceTimer = nil
+        cancelSocketStall()
         queue.clear()
         writeInFlight = 0
         notifyByProperty = false
@@ -779,6 +810,7 @@ package final class BLELink: CarLink {
 
     private func scheduleReconnect(_ reason: String) {
         let delay = backoff.next()
+        lastRetryDelay = delay
         phase = .backingOff
         retryTimer = loop.schedule(after: delay) { [weak self] in
             guard let self, case .backingOff = self.phase else { return }

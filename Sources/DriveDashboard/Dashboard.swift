@@ -1,3 +1,4 @@
+import DriveBluetooth
 import DriveConfig
 import DriveCore
 import DriveLink
@@ -463,10 +464,12 @@ final class DashboardLoop: RunSubscriber {
     }
 }
 
-/// A link that reconnects with back-off and counts its stalls (every `StreamLink`: TCP, serial, RFCOMM).
+/// A link that reconnects with back-off and counts its stalls (every `StreamLink`: TCP, serial, RFCOMM; and
+/// `BLELink`).
 protocol ReconnectingLink: AnyObject {
     var stalls: Int { get }
     var lastRetryDelay: Duration? { get }
 }
 
 extension StreamLink: ReconnectingLink {}
+extension BLELink: ReconnectingLink {}

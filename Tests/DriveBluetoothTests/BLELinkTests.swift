@@ -316,6 +316,38 @@ final class BLELinkTests: XCTestCase {
         XCTAssertTrue(bluez.written.isEmpty, "no WriteValue")
     }
 
+    /// Issue 39: write commands through a socket that stops taking frames (EAGAIN: bluetoothd's queue full,
+    /// the radio gone quiet). Waiting frames are a stall after `stallTimeout`, as an unacknowledged write
+    /// request is: the link goes down with the reason, the radio link is dropped (nothing queued may arrive
+    /// later), and it comes back by itself after the back-off, writing again (the bridge's handshake first).
+    func testAnAcquiredWriteSocketThatStaysFullIsAStallAndTheLinkComesBack() throws {
+        _ = bluez.addCar(address: Self.car, name: "HMSoft") { car in
+            car.characteristics = [("0000ffe1-0000-1000-8000-00805f9b34fb", ["write-without-response", "notify"])]
+        }
+        bluez.writeSocketBuffer = 2048
+        let link = makeLink(options: LinkOptions(stallTimeout: .milliseconds(500)))
+        let recorder = LinkRecorder(link)
+        try bringUp(link, recorder)
+        // F-keys are not paced: they fill the socket the car does not read.
+        for n in 0..<64 { link.send(Frame(kind: .function(1 + n % 5) ?? .f1, range: 0, speed: 0, direction: 1)) }
+        try loop.runOnce(timeout: .zero)
+        XCTAssertEqual(link.state, .up, "a full socket is not yet a stall")
+        let full = loop.now()
+        try DriveTestSupport.run(loop, for: .milliseconds(499))
+        XCTAssertEqual(link.state, .up)
+        try DriveTestSupport.run(loop, for: .milliseconds(1))
+        guard case .down(let reason) = link.state else { return XCTFail("still \(link.state) \(loop.now().duration(since: full))") }
+        XCTAssertTrue(reason.contains("took no frame for 0.5 s"), reason)
+        XCTAssertEqual(link.stalls, 1)
+        XCTAssertNotNil(link.lastRetryDelay, "the dashboard's countdown has a delay")
+        XCTAssertTrue(bluez.log.contains { $0.hasPrefix("Device1.Disconnect") }, "the radio link is dropped")
+        // It comes back, and writes again through a fresh socket.
+        XCTAssertTrue(try spin(loop, timeout: .seconds(3)) { link.state == .up }, "\(recorder.states)")
+        link.send(.engineOff)
+        try loop.runOnce(timeout: .zero)
+        XCTAssertEqual(bluez.readWritePackets(), ["E,0,0,0\n"])
+    }
+
     func testACarWithoutAKnownUARTServiceIsRefusedWithWhatItOffers() throws {
         bluez.addCar(address: Self.car, name: "HMSoft") { car in
             car.serviceUUID = "0000180f-0000-1000-8000-00805f9b34fb"

@@ -59,6 +59,8 @@ final class FakeBlueZ: DBusClient {
     var refuse: [String: DBusError] = [:]
     /// Connect also makes the link's services resolve (Connected, GATT objects, ServicesResolved).
     var resolveOnConnect = true
+    /// Shrinks the acquired write socket's buffers (the link's send, the car's receive), to fill it.
+    var writeSocketBuffer: Int32?
     /// The car's ends of the acquired sockets (-1: none).
     private(set) var notifyPeer: Int32 = -1
     private(set) var writePeer: Int32 = -1
@@ -183,6 +185,10 @@ final class FakeBlueZ: DBusClient {
                 return deliver { reply(.failure(DBusError(name: "org.bluez.Error.Failed", message: "socketpair"))) }
             }
             if member == "AcquireNotify" { notifyPeer = fds[1] } else { writePeer = fds[1] }
+            if member == "AcquireWrite", var size = writeSocketBuffer {
+                setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, 4)
+                setsockopt(fds[1], SOL_SOCKET, SO_RCVBUF, &size, 4)
+            }
             let mtu = cars.values.first { path.hasPrefix($0.path) }?.mtu ?? 23
             deliver {
                 reply(.success([.unixFD(fds[0]), .uint16(UInt16(mtu))]))
