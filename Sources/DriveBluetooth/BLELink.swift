@@ -452,7 +452,7 @@ package final class BLELink: CarLink {
             try loop.watch(own, for: .readable, handler)
             return own
         } catch {
-            Glibc.close(own)
+            Syscall.close(own)
             return nil
         }
     }
@@ -789,12 +789,12 @@ package final class BLELink: CarLink {
     private func closeSockets() {
         if notifyFD >= 0 {
             loop.unwatch(notifyFD)
-            Glibc.close(notifyFD)
+            Syscall.close(notifyFD)
             notifyFD = -1
         }
         if case .acquired(let fd)? = writeMode {
             loop.unwatch(fd)
-            Glibc.close(fd)
+            Syscall.close(fd)
             writeMode = nil
         }
     }

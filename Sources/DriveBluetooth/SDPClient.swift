@@ -138,7 +138,7 @@ package final class SDPClient {
         timer = nil
         if fd >= 0 {
             loop.unwatch(fd)
-            Glibc.close(fd)
+            Syscall.close(fd)
             fd = -1
         }
         let handler = done
