@@ -37,8 +37,9 @@ package struct SteeringGuard: Sendable {
         package var label: String
         /// Its input now.
         package var kind: Kind
-        /// When its input last counted (a slider's message, a stick report, a tilt report with a fresh sensor event).
-        package var lastHeard: Instant
+        /// Its silence rule: every accelerometer's `SampleWatchdog`, fed with what counts as its input (a
+        /// slider's message, a stick report, a tilt report with a fresh sensor event).
+        package var watchdog: SampleWatchdog
         /// When its page last reported at all (a tilt report whose sensor had not fired included): tells a
         /// silent sensor from a silent page.
         package var lastReport: Instant
@@ -139,7 +140,7 @@ package struct SteeringGuard: Sendable {
     package mutating func receive(_ message: ClientMessage, from client: Int, label: String, at now: Instant) -> Outcome {
         if var current = driver, current.client == client, current.kind == .slider {
             // Any message keeps a slider tab alive (its page pings); a phone only by its reports.
-            current.lastHeard = now
+            current.watchdog.sample(at: now)
             current.lastReport = now
             driver = current
         }
@@ -198,12 +199,12 @@ package struct SteeringGuard: Sendable {
 
     /// The instant the driver's silence becomes lost input, if a tab drives.
     package var nextDeadline: Instant? {
-        driver.map { $0.lastHeard.advanced(by: silenceLimit($0.kind)) }
+        driver?.watchdog.deadline
     }
 
     /// Checks the driver's silence at `now` (a loss is recorded in `lastSilence`).
     package mutating func tick(at now: Instant) -> [Control] {
-        guard let current = driver, now.duration(since: current.lastHeard) >= silenceLimit(current.kind) else { return [] }
+        guard var current = driver, current.watchdog.expire(at: now) else { return [] }
         let reporting = current.kind == .phone && now.duration(since: current.lastReport) < silenceLimit(current.kind)
         lastSilence = SilenceLoss(client: current.client, silence: reporting ? .sensor : .page)
         driver = nil
@@ -227,7 +228,12 @@ package struct SteeringGuard: Sendable {
 
     /// `client` steers at `now`: it drives from now on (it may already); the input is back if it was lost.
     private mutating func take(_ client: Int, label: String, kind: Kind, at now: Instant) -> [Control] {
-        driver = Driver(client: client, label: driver?.label ?? label, kind: kind, lastHeard: now, lastReport: now)
+        // The same tab with the same input keeps its watchdog; a new driver, or a new kind of input (its own
+        // silence limit), starts a fresh one.
+        var watchdog = driver.flatMap { $0.client == client && $0.kind == kind ? $0.watchdog : nil }
+            ?? SampleWatchdog(timeout: silenceLimit(kind))
+        watchdog.sample(at: now)
+        driver = Driver(client: client, label: driver?.label ?? label, kind: kind, watchdog: watchdog, lastReport: now)
         guard lost else { return [] }
         lost = false
         return [.inputRestored]

@@ -6,7 +6,7 @@ import DriveCore
 /// Pure: the caller arms a timer at `deadline` and calls `expire(at:)` when it fires. Each newly
 /// opened sensor starts with a clean slate, so a replacement that never delivers is reported lost
 /// too, not only the first one.
-public struct SampleWatchdog: Sendable {
+public struct SampleWatchdog: Hashable, Sendable {
     /// How long a sensor may stay silent.
     public let timeout: Duration
     /// When the sensor counts as lost unless a sample comes first; nil while nothing is watched
