@@ -108,6 +108,15 @@ package final class BLELink: CarLink {
     private var notifyByProperty = false
     private var writeInFlight = 0
     private var lastMotionWrite: Instant?
+    /// When the write request in flight was made, and how long the last one took to be answered.
+    private var writeStartedAt: Instant?
+    package private(set) var lastWriteRoundTrip: Duration?
+    /// When the last motion frame came, and the gap before it: the stream's period as the link sees it.
+    private var lastMotionSend: Instant?
+    private var motionGap: Duration?
+    /// Writes in a row answered after more than that gap, this connection; whether that was said.
+    private var slowWritesInARow = 0
+    private var paceNoticeGiven = false
     private var queue: FrameQueue
     private var assembler = LineAssembler()
     private var readBuffer = [UInt8](repeating: 0, count: 1024)
@@ -167,9 +176,35 @@ package final class BLELink: CarLink {
     /// Queues `frame` (newest motion frame wins, E/F kept in order); dropped while not up.
     package func send(_ frame: Frame) {
         guard case .up = phase else { return }
+        if frame.isMotion {
+            let now = loop.now()
+            if let last = lastMotionSend { motionGap = now.duration(since: last) }
+            lastMotionSend = now
+        }
         queue.push(frame)
         pump()
     }
+
+    /// A write request was answered after `roundTrip`. When that is longer than the gap between the motion
+    /// frames the bridge sends, for `slowWritesBeforeNotice` writes in a row, the stream cannot keep its
+    /// period: a request and its answer take at least two connection events, 60–100 ms at the usual 30–50 ms
+    /// connection interval, against the 50 ms stream. Nothing queues (a newer motion frame replaces the
+    /// waiting one, so the car gets the newest each time); the driver is told once per connection, with the
+    /// pace measured, since a stop can then take that long to arrive. One slow write (a fade) says nothing.
+    private func writeAnswered(after roundTrip: Duration) {
+        lastWriteRoundTrip = roundTrip
+        guard let motionGap, roundTrip > motionGap else {
+            slowWritesInARow = 0
+            return
+        }
+        slowWritesInARow += 1
+        guard !paceNoticeGiven, slowWritesInARow >= Self.slowWritesBeforeNotice else { return }
+        paceNoticeGiven = true
+        say("\(carLabel) takes a frame every \(Int(roundTrip.milliseconds.rounded())) ms, slower than the \(Int(motionGap.milliseconds.rounded())) ms stream: it gets the newest frame each time (older motion frames are dropped, nothing queues), so a stop can take that long to arrive")
+    }
+
+    /// How many slow writes in a row make the pace notice.
+    static let slowWritesBeforeNotice = 10
 
     /// Calls `done` once everything queued was acknowledged by the car (write requests) or handed to
     /// bluetoothd (write commands), or with `.timedOut` after `within`.
@@ -466,6 +501,10 @@ package final class BLELink: CarLink {
         queue.clear()
         writeInFlight = 0
         lastMotionWrite = nil
+        lastMotionSend = nil
+        motionGap = nil
+        slowWritesInARow = 0
+        paceNoticeGiven = false
         phase = .up
         if let endpoints {
             let mtu = endpoints.write.mtu.map { "ATT MTU \($0)" } ?? "ATT MTU unknown"
@@ -651,6 +690,7 @@ package final class BLELink: CarLink {
                 writeInFlight = chunk.count
                 queue.consume(chunk.count)
                 if head.isMotion { lastMotionWrite = loop.now() }
+                writeStartedAt = loop.now()
                 writeValue(value, request: mode == .request)
                 return
             case .acquired(let fd):
@@ -684,6 +724,7 @@ package final class BLELink: CarLink {
             switch result {
             case .success:
                 self.writeInFlight = 0
+                if let started = self.writeStartedAt { self.writeAnswered(after: self.loop.now().duration(since: started)) }
                 self.completeWrite(0)
                 self.pump()
             case .failure(let error):

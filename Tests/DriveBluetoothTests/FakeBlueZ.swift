@@ -54,6 +54,8 @@ final class FakeBlueZ: DBusClient {
     private(set) var writeTypes: [String] = []
     /// While true, WriteValue calls wait in `pendingWrites` until the test answers them.
     var holdWrites = false
+    /// Called as each WriteValue arrives (after it is recorded in `written`).
+    var onWriteValue: (() -> Void)?
     private(set) var pendingWrites: [Call] = []
     /// Members answered with an error instead.
     var refuse: [String: DBusError] = [:]
@@ -206,6 +208,7 @@ final class FakeBlueZ: DBusClient {
             } else {
                 deliver { reply(.success([])) }
             }
+            onWriteValue?()
         default:
             deliver { reply(.success([])) }
         }
