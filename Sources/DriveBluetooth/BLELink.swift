@@ -108,9 +108,8 @@ package final class BLELink: CarLink {
     private var notifyByProperty = false
     private var writeInFlight = 0
     private var lastMotionWrite: Instant?
-    /// When the write request in flight was made, and how long the last one took to be answered.
+    /// When the write request in flight was made.
     private var writeStartedAt: Instant?
-    package private(set) var lastWriteRoundTrip: Duration?
     /// When the last motion frame came, and the gap before it: the stream's period as the link sees it.
     private var lastMotionSend: Instant?
     private var motionGap: Duration?
@@ -192,7 +191,6 @@ package final class BLELink: CarLink {
     /// waiting one, so the car gets the newest each time); the driver is told once per connection, with the
     /// pace measured, since a stop can then take that long to arrive. One slow write (a fade) says nothing.
     private func writeAnswered(after roundTrip: Duration) {
-        lastWriteRoundTrip = roundTrip
         guard let motionGap, roundTrip > motionGap else {
             slowWritesInARow = 0
             return

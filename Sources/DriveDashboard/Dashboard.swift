@@ -160,9 +160,8 @@ final class DashboardLoop: RunSubscriber {
     private let makeScanner: () -> any BluetoothScanning
     private let saveLink: LinkSaver
     private var search = BluetoothSearch()
-    /// The URL being saved, while its file is written on a helper thread, and that work.
-    private var saving: String?
-    private var saveInFlight: Offloaded<Result<String, ConfigErrors>>?
+    /// The URL being saved while its file is written on a helper thread, and that work.
+    private var saveInFlight: (url: String, work: Offloaded<Result<String, ConfigErrors>>)?
     private var scanner: (any BluetoothScanning)?
     private var scanTimer: EventLoop.TimerID?
     private lazy var timer = DeadlineTimer(loop: loop) { [weak self] in self?.steeringTick() }
@@ -200,7 +199,7 @@ final class DashboardLoop: RunSubscriber {
         timer.cancel()
         stopScan()
         // A car being saved when the dashboard stops is saved, not lost (the loop may no longer run).
-        if let save = saveInFlight, !save.finish(waitingUntil: Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: .seconds(5))) {
+        if let save = saveInFlight?.work, !save.finish(waitingUntil: Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: .seconds(5))) {
             logger?.error("dashboard: saving link.url did not finish within 5 s")
         }
         bridge.events.unsubscribe(self)
@@ -353,18 +352,18 @@ final class DashboardLoop: RunSubscriber {
     /// comes back through the mailbox. One save at a time.
     private func pick(_ address: String) {
         defer { publish() }
-        guard saving == nil else { return search.notSaved(address, because: "still saving \(saving ?? ""): pick again once it is saved") }
+        if let busy = saveInFlight { return search.notSaved(address, because: "still saving \(busy.url): pick again once it is saved") }
         guard let url = search.pick(address) else { return }
-        saving = url
         search.saving(url)
         let saveLink = self.saveLink
-        saveInFlight = loop.offload({ () -> Result<String, ConfigErrors> in
+        let work = loop.offload({ () -> Result<String, ConfigErrors> in
             do throws(ConfigErrors) { return .success(try saveLink(url)) } catch { return .failure(error) }
         }, then: { [weak self] result in self?.saved(url, result) })
+        // A save that could not start a thread ran here and is already complete.
+        if !work.isComplete { saveInFlight = (url, work) }
     }
 
     private func saved(_ url: String, _ result: Result<String, ConfigErrors>) {
-        saving = nil
         saveInFlight = nil
         switch result {
         case .success(let file):

@@ -47,8 +47,8 @@ package struct DashboardAccess: Sendable {
         /// The role's name the pages are told (`operator`, `driver`, `viewer`).
         package var roleName: String {
             switch self {
-            case .control: return "operator"
-            case .driver: return "driver"
+            case .control: return Role.operator.rawValue
+            case .driver: return Role.driver.rawValue
             case .viewOnly: return "viewer"
             }
         }
