@@ -250,8 +250,22 @@ def run(sc):
     sc.dump_frames(frames)
     sc.check(not [f for f in frames if f.t < t_lean and f.text != "E,0,0,0"],
              "leaning, level, a wobble, arming: nothing sent before the first lean", [f.text for f in frames if f.t < t_lean])
-    sc.check(k.dedup(frames) == ["E,0,0,0", "M,0,10,1", "M,0,20,1", "M,0,40,1", "M,0,120,1", "M,0,0,1", "M,0,40,1", "M,0,0,1",
-                                 "E,0,0,0"],
+    # The jump from 12° to 40° is one register block write, but the driver's channels are read one by one
+    # (in_accel_y_raw, then in_accel_z_raw): a sample taken between them mixes the two poses, a pitch between
+    # them, so the speed may pass a step on its way up to the cap, as a rider leaning forward would. Only that
+    # is let through: steps strictly rising between 40 and 120, right before the cap.
+    seen = k.dedup(frames)
+    ramp = []
+    if "M,0,40,1" in seen and "M,0,120,1" in seen:
+        start, cap = seen.index("M,0,40,1"), seen.index("M,0,120,1")
+        ramp = seen[start + 1:cap]
+        speeds = [int(t.split(",")[2]) for t in ramp if t.startswith("M,0,") and t.endswith(",1")]
+        if len(speeds) == len(ramp) and all(40 < s < 120 for s in speeds) and speeds == sorted(set(speeds)):
+            seen = seen[:start + 1] + seen[cap:]
+            if ramp:
+                sc.note("a torn sample on the way to the cap (a channel read between the two poses): %s" % ramp)
+    sc.check(seen == ["E,0,0,0", "M,0,10,1", "M,0,20,1", "M,0,40,1", "M,0,120,1", "M,0,0,1", "M,0,40,1", "M,0,0,1",
+                      "E,0,0,0"],
              "exact frames: 10, 20, 40, 120 (cap), lean back stops, 40 after neutral, unbind stops, engine off at exit",
              k.dedup(frames))
     lean = next((f for f in frames if f.t >= t_lean), None)
