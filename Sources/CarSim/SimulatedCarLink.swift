@@ -65,7 +65,7 @@ package final class SocketPairCarConnector: StreamConnector {
 /// "what the car does" lines come back as car lines.
 package typealias SimulatedCarLink = StreamLink<SocketPairCarConnector>
 
-extension StreamLink where Connector == SocketPairCarConnector {
+extension SupervisedLink where Transport == StreamTransport<SocketPairCarConnector> {
     /// Creates a link to an in-process simulated car on `loop`.
     package convenience init(
         simulatedOn loop: EventLoop, encoder: FrameEncoder = FrameEncoder(),
@@ -77,5 +77,5 @@ extension StreamLink where Connector == SocketPairCarConnector {
     }
 
     /// The simulated car's current session.
-    package var car: CarSimulatorSession? { connector.session }
+    package var car: CarSimulatorSession? { transport.connector.session }
 }

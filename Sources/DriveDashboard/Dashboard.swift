@@ -170,6 +170,8 @@ final class DashboardLoop: RunSubscriber {
     private var sawLinkUp = false
     private var handshakePending = false
     private var stallsSeen = 0
+    /// What the link's lifecycle did, as of its last change (a run event).
+    private var linkStatistics: LinkSupervisor.Statistics?
     /// The model's version last published.
     private var publishedVersion = -1
     /// How many recent frames are shown.
@@ -426,6 +428,8 @@ final class DashboardLoop: RunSubscriber {
             if case .turnLimit? = step.timedStop, joinPerTurn { loop.execute { [weak self] in self?.turnEnded() } }
             // A stop from elsewhere (a pad's loss, the keyboard's engine off, the link): a phone's stick rests first.
             if !applying { steering.observe(speed: step.state.speed) }
+        case .linkStatistics(let statistics):
+            linkStatistics = statistics
         case .link(let state):
             linkChanged(to: state)
         case .carLine:
@@ -452,23 +456,13 @@ final class DashboardLoop: RunSubscriber {
             sawLinkUp = true
             handshakePending = true
         case .down:
-            if let stream = bridge.link as? any ReconnectingLink {
-                if stream.stalls > stallsSeen { metrics.stalls.increment(by: stream.stalls - stallsSeen) }
-                stallsSeen = stream.stalls
-                if let delay = stream.lastRetryDelay { retryAt = loop.now().advanced(by: delay) }
+            if let statistics = linkStatistics {
+                if statistics.stalls > stallsSeen { metrics.stalls.increment(by: statistics.stalls - stallsSeen) }
+                stallsSeen = statistics.stalls
+                if let delay = statistics.lastRetryDelay { retryAt = loop.now().advanced(by: delay) }
             }
         case .connecting, .closed:
             break
         }
     }
 }
-
-/// A link that reconnects with back-off and counts its stalls (every `StreamLink`: TCP, serial, RFCOMM; and
-/// `BLELink`).
-protocol ReconnectingLink: AnyObject {
-    var stalls: Int { get }
-    var lastRetryDelay: Duration? { get }
-}
-
-extension StreamLink: ReconnectingLink {}
-extension BLELink: ReconnectingLink {}

@@ -27,11 +27,17 @@ public protocol CarLink: AnyObject {
     func shutdown(flushWithin: Duration, then done: @escaping (FlushResult) -> Void)
     /// What the kernel-queue rule did to the motion frames (nil for links without one).
     var holdStatistics: HoldStatistics? { get }
+    /// What the link's lifecycle did (attempts, connections, stalls, the last back-off); nil for links
+    /// that do not reconnect.
+    var statistics: LinkSupervisor.Statistics? { get }
 }
 
 extension CarLink {
     /// No kernel-queue rule, no statistics.
     public var holdStatistics: HoldStatistics? { nil }
+
+    /// No reconnecting lifecycle.
+    public var statistics: LinkSupervisor.Statistics? { nil }
 
     /// Nothing to say.
     public var onNotice: ((String) -> Void)? {

@@ -188,6 +188,7 @@ public final class Bridge {
 
     private func linkChanged(to state: LinkState) {
         let now = loop.now()
+        if let statistics = link.statistics { events.publish(.linkStatistics(statistics)) }
         events.publish(.link(state))
         switch state {
         case .up:

@@ -78,7 +78,7 @@ public final class FeedbackService: RunService, RunSubscriber {
             }
         case .carBattery(let change, let time):
             tell(planner.handle(.carBattery(change), at: time))
-        case .carLine, .notice, .logLine, .handsFree, .feedback, .join:
+        case .carLine, .notice, .logLine, .handsFree, .feedback, .join, .linkStatistics:
             break
         }
     }

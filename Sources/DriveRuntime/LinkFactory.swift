@@ -39,9 +39,9 @@ public struct LinkFactory {
                 connector: RFCOMMConnector(address: address, channel: channel), loop: loop, encoder: encoder,
                 options: options)
         case .ble(let address):
-            return BLELink(target: .address(address), loop: loop, encoder: encoder, options: options, notice: notice)
+            return BLELink(target: .address(address), loop: loop, encoder: encoder, options: options)
         case .bleDevice(let name):
-            return BLELink(target: .name(name), loop: loop, encoder: encoder, options: options, notice: notice)
+            return BLELink(target: .name(name), loop: loop, encoder: encoder, options: options)
         case .serial(let path, let baud):
             return SerialLink(
                 connector: SerialConnector(path: path, baud: baud), loop: loop, encoder: encoder,

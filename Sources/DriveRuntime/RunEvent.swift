@@ -9,6 +9,9 @@ public enum RunEvent {
     case step(DriveStep)
     /// The link is now `state` (published before the safety frames that follow it).
     case link(LinkState)
+    /// What the link's lifecycle did so far (attempts, stalls, the back-off before its next attempt),
+    /// published just before each `link` change of a link that reconnects.
+    case linkStatistics(LinkSupervisor.Statistics)
     /// The car sent `line`.
     case carLine(CarLine)
     /// The car's battery alarm changed (`[car] low_battery`), at `time`; a fall is followed by its notice.

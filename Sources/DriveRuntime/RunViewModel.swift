@@ -75,6 +75,8 @@ public final class RunViewModel: RunSubscriber {
             if snapshot.feedback.count > Self.feedbackLimit {
                 snapshot.feedback.removeFirst(snapshot.feedback.count - Self.feedbackLimit)
             }
+        case .linkStatistics:
+            return
         }
         version &+= 1
     }

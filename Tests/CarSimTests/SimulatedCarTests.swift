@@ -34,7 +34,7 @@ final class SimulatedCarLinkTests: XCTestCase {
         let recorder = LinkRecorder(link)
         var frames: [Frame] = []
         var violations: [String] = []
-        link.connector.onSession = { car in
+        link.transport.connector.onSession = { car in
             car.onFrame = { frame, _ in frames.append(frame) }
             car.onViolation = { reason, _ in violations.append(reason) }
         }

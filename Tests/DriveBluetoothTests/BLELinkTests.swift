@@ -61,7 +61,7 @@ final class BLELinkTests: XCTestCase {
         XCTAssertTrue(try spin(loop) { self.bluez.written.count == 2 })
         XCTAssertEqual(bluez.written, ["E,0,0,0\n", "M,0,10,1\n"])
         XCTAssertEqual(bluez.writeTypes, ["request", "request"])
-        XCTAssertEqual(link.writesCompleted, 2)
+        XCTAssertEqual(link.transport.writesCompleted, 2)
     }
 
     /// The order guarantee: the next write starts only once the car acknowledged the last, so no frame can
@@ -289,7 +289,7 @@ final class BLELinkTests: XCTestCase {
         try bringUp(link, recorder)
         XCTAssertTrue(bluez.log.contains("GattCharacteristic1.AcquireNotify \(path)/service0010/char0014"), "\(bluez.log)")
         XCTAssertTrue(notices.first?.contains("Nordic UART") == true, "\(notices)")
-        XCTAssertEqual(link.payloadLimit, 244, "MTU − 3")
+        XCTAssertEqual(link.transport.payloadLimit, 244, "MTU − 3")
         link.send(.engineOff)
         XCTAssertTrue(try spin(loop) { !self.bluez.written.isEmpty })
         XCTAssertTrue(bluez.log.contains("GattCharacteristic1.WriteValue \(path)/service0010/char0011"))

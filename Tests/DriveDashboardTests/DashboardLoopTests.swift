@@ -16,6 +16,8 @@ final class TestLink: CarLink {
     var onStateChange: ((LinkState) -> Void)?
     var onLine: ((CarLine) -> Void)?
     private(set) var texts: [String] = []
+    /// What a supervised link would say of its lifecycle (nil: a link that does not reconnect).
+    var statistics: LinkSupervisor.Statistics?
     private let loop: EventLoop
 
     init(loop: EventLoop) { self.loop = loop }
@@ -225,6 +227,29 @@ final class DashboardLoopTests: XCTestCase {
         let json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
         XCTAssertTrue(json.contains(#""speed":0"#), json)
         XCTAssertTrue(json.contains("BAT 7.4V"), json)
+    }
+
+    /// Issue 39: the stall counter and the retry countdown come from the link's statistics as a run event
+    /// (`linkStatistics`), whatever the link: a BLE car's stalls count as a TCP car's do, and the dashboard
+    /// no longer casts the bridge's link to find them.
+    func testStallsAndTheRetryCountdownComeFromTheLinksStatisticsEvent() throws {
+        let (loop, link, _, _, _, metrics, hub) = try make()
+        var statistics = LinkSupervisor.Statistics()
+        statistics.stalls = 1
+        statistics.lastRetryDelay = .seconds(2)
+        link.statistics = statistics
+        link.set(.down(reason: "HMSoft did not acknowledge a frame within 1 s: the link is down"))
+        XCTAssertTrue(metrics.render().contains("carbridge_link_stalls_total 1"), metrics.render())
+        var json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""retryMs":2000"#), json)
+        link.set(.connecting)
+        statistics.stalls = 3
+        statistics.lastRetryDelay = .seconds(4)
+        link.statistics = statistics
+        link.set(.down(reason: "again"))
+        XCTAssertTrue(metrics.render().contains("carbridge_link_stalls_total 3"), "counted once each: \(metrics.render())")
+        json = try XCTUnwrap(hub.latestJSON(now: loop.now()))
+        XCTAssertTrue(json.contains(#""retryMs":4000"#), json)
     }
 }
 

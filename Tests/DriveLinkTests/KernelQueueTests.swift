@@ -72,17 +72,17 @@ final class KernelQueueTests: XCTestCase {
 
         for speed in stride(from: 10, through: 50, by: 10) { link.send(motion(speed)) }
         XCTAssertEqual(connector.writes, ["M,0,10,1", "M,0,20,1"], "only max_in_flight frames go to the kernel")
-        XCTAssertEqual(link.pendingFrames, [motion(50)], "the newest motion frame waits; older ones are gone")
-        XCTAssertEqual(link.framesInKernel, 2)
+        XCTAssertEqual(link.transport.pendingFrames, [motion(50)], "the newest motion frame waits; older ones are gone")
+        XCTAssertEqual(link.transport.framesInKernel, 2)
 
         // E and F frames are never held back or dropped, and keep their order.
         link.send(Frame(kind: .f1, range: 0, speed: 50, direction: 1))
-        XCTAssertEqual(link.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)],
+        XCTAssertEqual(link.transport.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)],
                        "the F frame keeps its place behind the held motion frame")
 
         // The car acknowledges one frame: the held frame goes at the next look, then the F frame.
         connector.kernelQueued -= 9
-        XCTAssertTrue(try spin(loop, timeout: .milliseconds(500)) { link.pendingFrames.isEmpty })
+        XCTAssertTrue(try spin(loop, timeout: .milliseconds(500)) { link.transport.pendingFrames.isEmpty })
         XCTAssertEqual(connector.writes, ["M,0,10,1", "M,0,20,1", "M,0,50,1", "F,0,50,1"])
     }
 
@@ -173,14 +173,14 @@ final class KernelQueueTests: XCTestCase {
         let beforeF = connector.queueReadings
         link.send(Frame(kind: .f1, range: 0, speed: 50, direction: 1))
         XCTAssertLessThanOrEqual(connector.queueReadings - beforeF, 1)
-        XCTAssertEqual(link.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)])
+        XCTAssertEqual(link.transport.pendingFrames, [motion(50), Frame(kind: .f1, range: 0, speed: 50, direction: 1)])
 
         // The car acknowledges everything: the next recheck reads once and sends the held frame and the F frame.
         connector.kernelQueued = 0
         let next = try XCTUnwrap(loop.nextTimerDeadline, "a held frame is looked at again")
         let beforeRecheck = connector.queueReadings
         try loop.run(until: next)
-        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(link.transport.pendingFrames, [])
         XCTAssertEqual(Array(connector.writes.suffix(2)), ["M,0,50,1", "F,0,50,1"])
         XCTAssertEqual(connector.queueReadings - beforeRecheck, 1, "one reading for the recheck that sent two frames")
     }
@@ -198,7 +198,7 @@ final class KernelQueueTests: XCTestCase {
             connector.kernelQueued = 0
             try loop.run(until: loop.now().advanced(by: .milliseconds(100)))
             for speed in [10, 20, 30] { link.send(motion(speed + index)) }
-            XCTAssertEqual(link.pendingFrames, [motion(30 + index)], "the third frame is held")
+            XCTAssertEqual(link.transport.pendingFrames, [motion(30 + index)], "the third frame is held")
             let written = connector.writes.count
             let ackAt = loop.now().advanced(by: ackAfter)
             _ = loop.schedule(at: ackAt) { connector.kernelQueued -= 9 }
@@ -244,8 +244,8 @@ final class KernelQueueTests: XCTestCase {
         XCTAssertEqual(connector.queueReadings - before, 1)
         link.send(motion(60))
         XCTAssertEqual(connector.queueReadings - before, 2)
-        XCTAssertEqual(link.pendingFrames, [motion(60)], "the rule holds the frame when the reading says so")
-        XCTAssertEqual(link.framesInKernel, 3)
+        XCTAssertEqual(link.transport.pendingFrames, [motion(60)], "the rule holds the frame when the reading says so")
+        XCTAssertEqual(link.transport.framesInKernel, 3)
     }
 
     func testHoldStatisticsCountCoalescedFramesAndTheHeldFramesWait() throws {

@@ -29,7 +29,7 @@ final class RFCOMMLinkTests: XCTestCase {
             XCTAssertTrue(reason.contains(address) || reason.contains("adapter") || reason.contains("Bluetooth"))
         }
         link.send(.engineOff)  // dropped, no crash
-        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(link.transport.pendingFrames, [])
     }
 
     func testName() {

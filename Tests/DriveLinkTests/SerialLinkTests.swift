@@ -99,7 +99,7 @@ final class SerialStallTests: XCTestCase {
         XCTAssertEqual(link.state, .up)
         // F frames always go to the kernel: fill the tty's output until writes would block.
         for index in 0..<20_000 { link.send(Frame(kind: index % 2 == 0 ? .f1 : .f2, range: 0, speed: 0, direction: 1)) }
-        XCTAssertFalse(link.pendingFrames.isEmpty, "the tty took everything: nothing is stalled")
+        XCTAssertFalse(link.transport.pendingFrames.isEmpty, "the tty took everything: nothing is stalled")
         return (link, master, slave)
     }
 

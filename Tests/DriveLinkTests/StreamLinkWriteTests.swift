@@ -48,8 +48,8 @@ final class StreamLinkWriteTests: XCTestCase {
         connector.script = [3]
         link.send(.engineOff)
         XCTAssertEqual(connector.writeCalls, 2, "the first 3 bytes, then the rest in the same send")
-        XCTAssertEqual(link.pendingFrames, [])
-        XCTAssertEqual(link.framesInKernel, 1)
+        XCTAssertEqual(link.transport.pendingFrames, [])
+        XCTAssertEqual(link.transport.framesInKernel, 1)
         XCTAssertEqual(readText(until: connector.peer), "E,0,0,0\n")
     }
 
@@ -58,11 +58,11 @@ final class StreamLinkWriteTests: XCTestCase {
         defer { Glibc.close(connector.peer) }
         connector.script = [nil]
         link.send(.motion(range: 0, speed: 10, direction: 1))
-        XCTAssertEqual(link.pendingFrames, [.motion(range: 0, speed: 10, direction: 1)], "it waits in the queue")
-        XCTAssertEqual(link.framesInKernel, 0)
-        XCTAssertTrue(try spin(loop, timeout: .milliseconds(100)) { link.pendingFrames.isEmpty }, "the writable fd wrote it")
+        XCTAssertEqual(link.transport.pendingFrames, [.motion(range: 0, speed: 10, direction: 1)], "it waits in the queue")
+        XCTAssertEqual(link.transport.framesInKernel, 0)
+        XCTAssertTrue(try spin(loop, timeout: .milliseconds(100)) { link.transport.pendingFrames.isEmpty }, "the writable fd wrote it")
         XCTAssertEqual(readText(until: connector.peer), "M,0,10,1\n")
-        XCTAssertEqual(link.framesInKernel, 1)
+        XCTAssertEqual(link.transport.framesInKernel, 1)
     }
 
     func testAPartFrameStaysInFlightAndANewerMotionFrameFollowsIt() throws {
@@ -70,12 +70,12 @@ final class StreamLinkWriteTests: XCTestCase {
         defer { Glibc.close(connector.peer) }
         connector.script = [4, nil, nil, nil]  // and the kernel refuses the two sends that follow
         link.send(.motion(range: 0, speed: 20, direction: 1))
-        XCTAssertEqual(link.pendingFrames, [.motion(range: 0, speed: 20, direction: 1)], "in flight: 4 bytes written")
+        XCTAssertEqual(link.transport.pendingFrames, [.motion(range: 0, speed: 20, direction: 1)], "in flight: 4 bytes written")
         link.send(.motion(range: 0, speed: 30, direction: 1))
         link.send(.motion(range: 0, speed: 40, direction: 1))
-        XCTAssertEqual(link.pendingFrames, [.motion(range: 0, speed: 20, direction: 1), .motion(range: 0, speed: 40, direction: 1)],
+        XCTAssertEqual(link.transport.pendingFrames, [.motion(range: 0, speed: 20, direction: 1), .motion(range: 0, speed: 40, direction: 1)],
                        "the frame in flight is not replaced; the newest motion frame replaces the one waiting")
-        XCTAssertTrue(try spin(loop, timeout: .milliseconds(100)) { link.pendingFrames.isEmpty })
+        XCTAssertTrue(try spin(loop, timeout: .milliseconds(100)) { link.transport.pendingFrames.isEmpty })
         XCTAssertEqual(readText(until: connector.peer), "M,0,20,1\nM,0,40,1\n")
         link.send(.engineOff)
         XCTAssertEqual(readText(until: connector.peer), "E,0,0,0\n", "nothing waits: straight out again")

@@ -52,7 +52,7 @@ final class TCPLinkTests: XCTestCase {
         XCTAssertEqual(recorder.downReasons.first, "the car closed the connection (tcp://127.0.0.1:\(port))")
         XCTAssertEqual(link.lastRetryDelay, .milliseconds(500))
         link.send(.motion(range: 0, speed: 10, direction: 1))  // dropped while down
-        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(link.transport.pendingFrames, [])
 
         try server.listen(port: port)
         XCTAssertTrue(try spin(loop) { link.state == .up && server.acceptedCount == 2 })
@@ -101,7 +101,7 @@ final class TCPLinkTests: XCTestCase {
         try loop.run(until: loop.now().advanced(by: .milliseconds(700)))
         XCTAssertEqual(server.acceptedCount, 1)
         link.send(.engineOff)
-        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(link.transport.pendingFrames, [])
     }
 
     func testShutdownWhileDownStopsReconnecting() throws {
@@ -171,27 +171,27 @@ final class StreamLinkStallTests: XCTestCase {
         let loop = try EventLoop()
         let connector = PairConnector()
         let link = StreamLink(connector: connector, loop: loop)
-        link.options.stallTimeout = .milliseconds(300)
+        link.transport.options.stallTimeout = .milliseconds(300)
         let recorder = LinkRecorder(link)
         link.start()
         defer { Glibc.close(connector.peer) }
         XCTAssertEqual(link.state, .up)
         var sentFunctionFrames = 0
-        while link.pendingFrames.isEmpty && sentFunctionFrames < 100_000 {
+        while link.transport.pendingFrames.isEmpty && sentFunctionFrames < 100_000 {
             link.send(Frame(kind: .f1, range: 0, speed: 0, direction: 1))
             sentFunctionFrames += 1
         }
-        XCTAssertFalse(link.pendingFrames.isEmpty, "the socket never filled up")
-        let queuedBefore = link.pendingFrames.count
+        XCTAssertFalse(link.transport.pendingFrames.isEmpty, "the socket never filled up")
+        let queuedBefore = link.transport.pendingFrames.count
         for speed in stride(from: 10, through: 100, by: 10) { link.send(.motion(range: 0, speed: speed, direction: 1)) }
         link.send(.engineOff)
         link.send(.motion(range: 0, speed: 0, direction: 1))
-        XCTAssertEqual(link.pendingFrames.count, queuedBefore + 2)
-        XCTAssertEqual(Array(link.pendingFrames.suffix(2)), [.engineOff, .motion(range: 0, speed: 0, direction: 1)])
+        XCTAssertEqual(link.transport.pendingFrames.count, queuedBefore + 2)
+        XCTAssertEqual(Array(link.transport.pendingFrames.suffix(2)), [.engineOff, .motion(range: 0, speed: 0, direction: 1)])
 
         XCTAssertTrue(try spin(loop, timeout: .seconds(3)) { !recorder.downReasons.isEmpty })
         XCTAssertEqual(recorder.downReasons.first, "the car has taken no data for 0.3 s (link stalled on pair); closed so nothing queued arrives late")
-        XCTAssertEqual(link.pendingFrames, [])
+        XCTAssertEqual(link.transport.pendingFrames, [])
     }
 
     func testTheTunedSocketRetransmitsLinearlyAsAThinStream() throws {

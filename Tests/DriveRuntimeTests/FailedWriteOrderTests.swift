@@ -60,11 +60,13 @@ final class FailedWriteOrderTests: XCTestCase {
             case .step(let step): return "step \(step.control.map { "\($0)" } ?? "-") [\(step.frames.map(\.text).joined(separator: " "))]"
             case .link(let state): return "link \(state.isUp ? "up" : "not up")"
             case .notice(let text, _): return "notice \(text.prefix(9))"
+            case .linkStatistics(let statistics): return "statistics retry \(statistics.lastRetryDelay.map { "\($0)" } ?? "none")"
             default: return "other"
             }
         }
         XCTAssertEqual(order.first, "step speedUp []", "the control's step first, with no frame: \(order)")
-        XCTAssertEqual(Array(order.dropFirst().prefix(2)), ["link not up", "step - []"], "then the loss and its step: \(order)")
+        XCTAssertEqual(Array(order.dropFirst().prefix(3)), ["statistics retry 0.5 seconds", "link not up", "step - []"],
+                       "then the loss (its back-off with it) and its step: \(order)")
         XCTAssertEqual(bridge.state.speed, 0, "the loss reset the speed")
         XCTAssertFalse(link.state.isUp)
     }
