@@ -28,10 +28,10 @@ package struct PhoneStickReading: Hashable, Sendable {
 
 /// Turns a phone's thumb stick into `.steer(θ)` and `.setSpeed(n)`, the speed through the trigger's own
 /// `ThrottleMapper` and `SpeedSteps` (rounding down to tens, `[throttle] hysteresis`, capped by
-/// `[drive] max_speed`) and the trigger's rest rule: after any stop the stick must come back to rest
-/// before it gives a speed again; a new stick starts that way, so a page that opens with the stick held
-/// away from the centre cannot launch the car. `.setSpeed` goes out only when the speed step changes.
-/// Pure.
+/// `[drive] max_speed`) and the rest rule every analog throttle shares (`ThrottleRest`): after a stop it did
+/// not ask for, the stick must come back to rest before it gives a speed again; a new stick starts that
+/// way, so a page that opens with the stick held away from the centre cannot launch the car. `.setSpeed`
+/// goes out only when the speed step changes. Pure.
 package struct PhoneStick: Sendable {
     /// How the stick is read.
     package enum Form: String, Hashable, Sendable, CaseIterable {
@@ -48,8 +48,10 @@ package struct PhoneStick: Sendable {
     private var steps: SpeedSteps
     /// The speed last asked for with `.setSpeed`.
     package private(set) var speed = 0
+    /// The stick's rest rule; a new stick waits for rest.
+    private var rest = ThrottleRest(needsRest: true)
     /// True after a stop until the stick has been back at rest.
-    package private(set) var needsRest = true
+    package var needsRest: Bool { rest.needsRest }
 
     /// A stick whose full travel is `maxSpeed`, with `hysteresis` of a step at its boundaries.
     package init(maxSpeed: Int = 240, hysteresis: Double = SpeedSteps.defaultHysteresis) {
@@ -83,10 +85,7 @@ package struct PhoneStick: Sendable {
     package mutating func update(_ reading: PhoneStickReading) -> [Control] {
         var controls: [Control] = [.steer(Self.steering(reading))]
         let stepSpeed = throttle.speed(for: Self.travel(reading), steps: &steps)
-        if needsRest {
-            guard stepSpeed == 0 else { return controls }
-            needsRest = false
-        }
+        guard rest.admits(stepSpeed) else { return controls }
         if stepSpeed != speed {
             speed = stepSpeed
             controls.append(.setSpeed(stepSpeed))
@@ -94,10 +93,18 @@ package struct PhoneStick: Sendable {
         return controls
     }
 
-    /// The car stopped without this stick asking (lost input, engine off, the link): it must come back to
-    /// rest before it gives a speed again.
+    /// The drive state's speed after a step: when the car stopped without this stick asking (lost input,
+    /// engine off, the link), it must come back to rest before it gives a speed again.
+    package mutating func carStopped(speed carSpeed: Int) {
+        rest.carStopped(speed: carSpeed, asked: speed)
+        guard rest.needsRest else { return }
+        speed = 0
+        steps.rest()
+    }
+
+    /// The stick lost control (its page or sensor went silent): it must come back to rest.
     package mutating func stopped() {
-        needsRest = true
+        rest.stopped()
         speed = 0
         steps.rest()
     }

@@ -215,7 +215,7 @@ package struct SteeringGuard: Sendable {
     /// stands (stopped by something else: lost input, engine off, the link) must come back to rest first.
     package mutating func observe(speed: Int) {
         guard speed == 0 else { return }
-        for (client, stick) in sticks where stick.speed > 0 { sticks[client]?.stopped() }
+        for client in sticks.keys { sticks[client]?.carStopped(speed: speed) }
     }
 
     private func silenceLimit(_ kind: Kind) -> Duration { kind == .slider ? timeout : phoneTimeout }

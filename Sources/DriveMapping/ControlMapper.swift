@@ -12,7 +12,9 @@ import DriveCore
 /// - `.steer` is emitted only when θ moved at least `steerResolutionDegrees` (default 0.5°) from the
 ///   last emitted θ, or when it reaches exactly 0 or ±90 (centre and full lock are never swallowed).
 /// - `.setSpeed` is emitted only when the trigger's speed step changes (`SpeedSteps`: rounded down, with
-///   hysteresis); after lost input the trigger must come back to rest before it gives a speed again.
+///   hysteresis); after a stop it did not ask for (lost input, the brake, the engine off, the link, …) the
+///   trigger must come back to rest before it gives a speed again (`ThrottleRest`, the rule every analog
+///   throttle shares).
 /// - The `calibrate` action makes the last gravity sample straight ahead (and, with a tilt throttle, the
 ///   pitch's standing still), emits `.calibrate` and, when a sample is known, the resulting `.steer`.
 public struct ControlMapper {
@@ -59,9 +61,10 @@ public struct ControlMapper {
     private let throttle: ThrottleMapper?
     /// The trigger's current speed step.
     private var throttleSteps: SpeedSteps
-    /// True after lost input until the trigger has been back at rest: a trigger held through the loss
-    /// must not drive the car the moment the input returns.
-    public private(set) var throttleNeedsRest = false
+    /// The trigger's rest rule: held through a stop, it must not drive the car the moment the stop is over.
+    private var throttleRest = ThrottleRest()
+    /// True after a stop until the trigger has been back at rest.
+    public var throttleNeedsRest: Bool { throttleRest.needsRest }
     /// True while the brake pedal is pressed (past its threshold, until it is back at rest).
     public private(set) var brakeHeld = false
     /// True while the gas was last reported at rest (and before its first report): a brake released then
@@ -75,7 +78,12 @@ public struct ControlMapper {
     /// The drive machine's state as last seen: the hands-free part works out its controls against it
     /// (the runtime hands it every new state; a toggle such as `.engine` is sent only when it changes the
     /// right way).
-    public var driveState = DriveState.initial
+    public var driveState = DriveState.initial {
+        didSet {
+            guard throttle != nil else { return }
+            throttleRest.carStopped(speed: driveState.speed, asked: lastSpeed)
+        }
+    }
 
     private var stickX = 0.0
     private var stickY = 0.0
@@ -172,10 +180,7 @@ public struct ControlMapper {
                 gasAtRest = speed == 0
                 // The brake wins over the gas: nothing but a stop while it is pressed.
                 if brakeHeld { continue }
-                if throttleNeedsRest {
-                    guard speed == 0 else { continue }
-                    throttleNeedsRest = false
-                }
+                guard throttleRest.admits(speed) else { continue }
                 if speed != lastSpeed {
                     lastSpeed = speed
                     events.append(.control(.setSpeed(speed)))
@@ -217,7 +222,7 @@ public struct ControlMapper {
     public mutating func deviceLost(role: DeviceRole) -> [MappedEvent] {
         defer { updateNextDeadline() }
         if throttle != nil {
-            throttleNeedsRest = true
+            throttleRest.stopped()
             throttleSteps.rest()
             brakeHeld = false
             gasAtRest = false
@@ -246,12 +251,12 @@ public struct ControlMapper {
             guard travel <= throttle.settings.deadzone else { return }
             brakeHeld = false
             // A gas pedal that stayed lifted through the braking needs no new rest.
-            if gasAtRest { throttleNeedsRest = false }
+            if gasAtRest { throttleRest.rested() }
             return
         }
         guard travel > throttle.settings.brakeThreshold else { return }
         brakeHeld = true
-        throttleNeedsRest = true
+        throttleRest.stopped()
         throttleSteps.rest()
         lastSpeed = 0
         events.append(.control(.setSpeed(0)))

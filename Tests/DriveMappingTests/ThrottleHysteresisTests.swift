@@ -107,6 +107,51 @@ final class ThrottleHysteresisTests: XCTestCase {
         XCTAssertEqual(rig.take(), ["M,0,120,1"], "pressed again: it drives")
     }
 
+    /// Issue 39: one rest rule for every analog throttle (`ThrottleRest`). A stop the trigger did not ask
+    /// for (the engine turned off by a button, the link lost) requires rest as lost input does, as a
+    /// phone's stick always has: a trigger held through it does not restart the car when the stop is over.
+    /// Against the code before the rule was shared, the held trigger drove again at once (M,0,140,1).
+    func testATriggerHeldThroughAStopItDidNotAskForMustComeBackToRest() {
+        var rig = padRig()
+        rig.feed(trigger(0.5, at: at(100)), role: .gamepad)
+        XCTAssertEqual(rig.take(), ["M,0,120,1"])
+        rig.apply([.control(.engine)], at: at(200))
+        rig.apply([.control(.engine)], at: at(300))
+        _ = rig.take()
+        rig.feed(trigger(0.6, at: at(350)), role: .gamepad)
+        XCTAssertEqual(rig.take(), [], "held through the engine off and on: nothing moves")
+        rig.feed(trigger(0, at: at(400)), role: .gamepad)
+        rig.feed(trigger(0.5, at: at(450)), role: .gamepad)
+        XCTAssertEqual(rig.take().last, "M,0,120,1", "released and pressed again: it drives")
+
+        rig.frames += rig.machine.handle(.linkLost, at: at(500)).map(\.text)
+        rig.frames += rig.machine.handle(.linkUp, at: at(600)).map(\.text)
+        _ = rig.take()
+        rig.feed(trigger(0.6, at: at(700)), role: .gamepad)
+        XCTAssertEqual(rig.take(), [], "held through the link's loss: nothing moves when it is back")
+        rig.feed(trigger(0, at: at(750)), role: .gamepad)
+        rig.feed(trigger(0.5, at: at(800)), role: .gamepad)
+        XCTAssertEqual(rig.take().last, "M,0,120,1")
+    }
+
+    func testTheRestRuleItself() {
+        var rest = ThrottleRest()
+        XCTAssertTrue(rest.admits(40), "a new trigger drives")
+        rest.carStopped(speed: 0, asked: 0)
+        XCTAssertFalse(rest.needsRest, "the throttle's own stop needs no rest")
+        rest.carStopped(speed: 20, asked: 40)
+        XCTAssertFalse(rest.needsRest, "slower is not a stop")
+        rest.carStopped(speed: 0, asked: 40)
+        XCTAssertTrue(rest.needsRest)
+        XCTAssertFalse(rest.admits(10))
+        XCTAssertTrue(rest.admits(0), "rest ends the wait and is passed on")
+        XCTAssertTrue(rest.admits(10))
+        var stick = ThrottleRest(needsRest: true)
+        XCTAssertFalse(stick.admits(30), "a stick that starts held away from the centre")
+        stick.rested()
+        XCTAssertTrue(stick.admits(30))
+    }
+
     // MARK: a tilt rig's pitch
 
     /// Gravity for a pitch of `degrees` over y,z.
