@@ -11,7 +11,8 @@ let package = Package(
         .library(
             name: "CarbridgeModules",
             targets: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLinkModel", "DriveLink", "DriveInput", "DriveConfig",
+                "DriveCore", "DriveInputModel", "DriveMapping", "DriveSystem", "DriveLinkModel", "DriveLink", "DriveInput",
+                "DriveConfig", "DriveView",
                 "DriveTerminal", "DriveRuntime", "DriveDBus", "DriveBluetooth",
             ]),
     ],
@@ -57,13 +58,23 @@ let package = Package(
 
         // Pure logic: no I/O, no Foundation.
         .target(name: "DriveCore"),
-        .target(name: "DriveMapping", dependencies: ["DriveCore"]),
+        // The seam between the input devices and the mapping: what a device reports (`InputFrame`, its
+        // `EventCode`s, an acceleration as a `Vector3`), what it is used for (`DeviceRole`), how the config
+        // picks one (`DeviceMatch`) and how it is mounted (`MountMatrix`). DriveInput and DriveMapping both
+        // build on it; neither imports the other.
+        .target(name: "DriveInputModel", dependencies: ["DriveCore"]),
+        // What every view of a run reads (`RunSnapshot`, the join invitation): the live view, the dashboard
+        // and the systemd status line, none depending on another.
+        .target(name: "DriveView", dependencies: ["DriveCore"]),
+        .target(name: "DriveMapping", dependencies: ["DriveCore", "DriveInputModel"]),
 
         // What a link is, as values (its URL, endpoint and options): pure, so the config needs no I/O module.
         .target(name: "DriveLinkModel"),
 
         // System plumbing: syscall wrappers, the epoll event loop.
         .target(name: "DriveSystem", dependencies: ["DriveCore", "CLinux"]),
+        // The car links: `LinkSupervisor` (the lifecycle every link shares, pure) and `SupervisedLink` (its
+        // shell) over a `LinkTransport`; the stream transports (TCP, serial, RFCOMM) and `StdoutLink`.
         .target(
             name: "DriveLink",
             dependencies: ["DriveCore", "DriveLinkModel", "DriveSystem", "CLinux", "CBluetooth"]),
@@ -72,7 +83,8 @@ let package = Package(
         .target(name: "DriveDBus", dependencies: ["DriveCore", "DriveSystem", "CSDBus"]),
         // Bluetooth: BlueZ through D-Bus (discovery, pairing with an agent, name → address), the raw SDP query
         // for a device's Serial Port channel, the raw HCI inquiry (`carbridge scan` without bluetoothd), and the
-        // BLE link (`BLELink`: a GATT UART car through bluetoothd). The RFCOMM link stays in DriveLink.
+        // BLE link (`BLETransport` under DriveLink's `LinkSupervisor`: a GATT UART car through bluetoothd).
+        // The RFCOMM link stays in DriveLink.
         .target(
             name: "DriveBluetooth",
             dependencies: ["DriveCore", "DriveSystem", "DriveLink", "DriveDBus", "CBluetooth", "CLinux"]),
@@ -80,7 +92,7 @@ let package = Package(
         .target(name: "CarSim", dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux"]),
         .target(
             name: "DriveInput",
-            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
+            dependencies: ["DriveCore", "DriveInputModel", "DriveSystem", "CLinux", "CEvdev", "CUdev"]),
         // toml++ (Debian's libtomlplusplus-dev) behind a small C API: a C++ source compiled with the library
         // header-only, so the binary has no libtomlplusplus (and no Foundation, which TOMLKit's Swift layer
         // pulled in) at run time, and no Swift module needs C++ interoperability (which every importer
@@ -95,15 +107,17 @@ let package = Package(
         // The config file: TOML → typed, validated values (parsed once, every problem as file:line), the editor.
         .target(
             name: "DriveConfig",
-            dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "DriveLinkModel", "CTOMLReader"]),
+            dependencies: ["DriveCore", "DriveInputModel", "DriveMapping", "DriveSystem", "DriveLinkModel", "CTOMLReader"]),
         // The terminal: raw mode, key decoding, keyboard controls, the screen, the live view and the
         // monitor's text. Knows nothing of the bridge or the session (DriveRuntime wires it).
-        .target(name: "DriveTerminal", dependencies: ["DriveCore", "DriveMapping", "DriveSystem", "CLinux"]),
+        .target(
+            name: "DriveTerminal",
+            dependencies: ["DriveCore", "DriveInputModel", "DriveMapping", "DriveView", "DriveSystem", "CLinux"]),
         .target(
             name: "DriveRuntime",
             dependencies: [
-                "DriveCore", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig",
-                "DriveTerminal", "CLinux", "DriveBluetooth",
+                "DriveCore", "DriveInputModel", "DriveMapping", "DriveSystem", "DriveLink", "DriveInput", "DriveConfig",
+                "DriveTerminal", "DriveView", "CLinux", "DriveBluetooth",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // The web dashboard and /metrics (`[dashboard]`, `run --dashboard`): Hummingbird on its own threads,
@@ -113,7 +127,7 @@ let package = Package(
             name: "DriveDashboard",
             dependencies: [
                 "DriveCore", "DriveSystem", "DriveLink", "DriveLinkModel", "DriveConfig", "DriveRuntime", "DriveBluetooth",
-                "DriveMapping", "CQRencode",
+                "DriveInputModel", "DriveMapping", "DriveView", "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -133,8 +147,8 @@ let package = Package(
         .target(
             name: "CarbridgeCommands",
             dependencies: [
-                "DriveRuntime", "DriveConfig", "DriveCore", "DriveMapping", "DriveLink", "CarSim", "DriveInput", "DriveSystem",
-                "DriveBluetooth",
+                "DriveRuntime", "DriveConfig", "DriveCore", "DriveInputModel", "DriveMapping", "DriveLink", "CarSim",
+                "DriveInput", "DriveSystem", "DriveBluetooth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -150,7 +164,7 @@ let package = Package(
             dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"]),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
-        .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveCore"]),
+        .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveInputModel", "DriveCore"]),
         .testTarget(name: "DriveSystemTests", dependencies: ["DriveSystem", "DriveCore", "CLinux"]),
         // Helpers the test targets share (spin a loop until, record a link).
         .target(name: "DriveTestSupport", dependencies: ["DriveCore", "DriveSystem", "DriveLink", "CLinux"], path: "Tests/DriveTestSupport"),
@@ -168,25 +182,26 @@ let package = Package(
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport", "CLinux"]),
         .testTarget(
             name: "DriveInputTests",
-            dependencies: ["DriveInput", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
+            dependencies: ["DriveInput", "DriveInputModel", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveConfigTests",
-            dependencies: ["DriveConfig", "DriveCore", "DriveMapping", "DriveInput"]),
+            dependencies: ["DriveConfig", "DriveCore", "DriveInputModel", "DriveMapping", "DriveInput"]),
         .testTarget(
             name: "DriveRuntimeTests",
             dependencies: [
                 "DriveRuntime", "DriveConfig", "DriveCore", "DriveSystem", "DriveLink", "CarSim", "DriveInput", "DriveTerminal",
-                "DriveTestSupport",
+                "DriveInputModel", "DriveMapping", "DriveTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
             name: "DriveTerminalTests",
-            dependencies: ["DriveTerminal", "DriveCore", "DriveMapping", "DriveInput"]),
+            dependencies: ["DriveTerminal", "DriveCore", "DriveInputModel", "DriveMapping", "DriveInput", "DriveView"]),
         .testTarget(
             name: "DriveDashboardTests",
             dependencies: [
-                "DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink",
+                "DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink", "DriveBluetooth",
+                "DriveInputModel", "DriveMapping", "DriveView",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ]),

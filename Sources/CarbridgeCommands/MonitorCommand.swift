@@ -1,5 +1,6 @@
 import ArgumentParser
 import DriveConfig
+import DriveInputModel
 import DriveMapping
 import DriveRuntime
 import DriveSystem

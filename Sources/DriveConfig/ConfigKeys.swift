@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 import DriveLinkModel
 import DriveMapping
 

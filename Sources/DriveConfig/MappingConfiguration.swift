@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 import DriveMapping
 
 /// The evdev names of a config's input sections (stick axes, throttle axis, buttons) resolved to codes,

@@ -1,3 +1,4 @@
+import DriveInputModel
 import DriveMapping
 
 /// `steering.tilt_axes`: the two accelerometer axes whose atan2 is the roll (`"x,z"`), each optionally

@@ -1,6 +1,8 @@
 import DriveBluetooth
 import DriveConfig
 import DriveCore
+import DriveInputModel
+import DriveView
 import DriveLink
 import DriveMapping
 import DriveRuntime
@@ -52,7 +54,8 @@ package final class Dashboard: RunSessionExtension {
     package func start(bridge: Bridge, model: RunViewModel, loop: EventLoop) throws {
         guard let address = settings.listen else { return }
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: maxSpeed, phone: phone,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: metrics,
+            maxSpeed: maxSpeed, phone: phone,
             scanner: { [loop] in BlueZScanner(loop: loop) }, saveLink: linkSaver)
         core.logger = logger
         self.core = core
@@ -134,7 +137,8 @@ final class DashboardLoop: RunSubscriber {
     /// (called on a helper thread: it writes and syncs a file).
     typealias LinkSaver = @Sendable (String) throws(ConfigErrors) -> String
 
-    private let bridge: Bridge
+    /// The run, as an input sees it: apply, note, the events.
+    private let port: any DrivePort
     private let model: RunViewModel
     private let loop: EventLoop
     private let metrics: DashboardMetrics
@@ -172,27 +176,31 @@ final class DashboardLoop: RunSubscriber {
     private var stallsSeen = 0
     /// What the link's lifecycle did, as of its last change (a run event).
     private var linkStatistics: LinkSupervisor.Statistics?
+    /// The drive state's speed as of the last step.
+    private var speed: Int
     /// The model's version last published.
     private var publishedVersion = -1
     /// How many recent frames are shown.
     static let frameHistory = 12
 
+    /// The loop side of a dashboard on `port`, whose drive and link stand at `state` and `link` now.
     init(
-        bridge: Bridge, model: RunViewModel, loop: EventLoop, metrics: DashboardMetrics, maxSpeed: Int,
-        phone: SteeringGuard.PhoneSettings = .init(),
+        port: any DrivePort, state: DriveState, link: LinkState, model: RunViewModel, loop: EventLoop,
+        metrics: DashboardMetrics, maxSpeed: Int, phone: SteeringGuard.PhoneSettings = .init(),
         scanner: @escaping () -> any BluetoothScanning, saveLink: @escaping LinkSaver
     ) {
         self.steering = SteeringGuard(phone: phone)
         self.makeScanner = scanner
         self.saveLink = saveLink
-        self.bridge = bridge
+        self.port = port
         self.model = model
         self.loop = loop
         self.metrics = metrics
         self.maxSpeed = maxSpeed
-        bridge.events.subscribe(self)
-        metrics.link(bridge.link.state)
-        metrics.drive(bridge.state)
+        self.speed = state.speed
+        port.events.subscribe(self)
+        metrics.link(link)
+        metrics.drive(state)
     }
 
     /// Leaves the run's subscribers. They keep this and this keeps the bridge, so until this is called the
@@ -204,7 +212,7 @@ final class DashboardLoop: RunSubscriber {
         if let save = saveInFlight?.work, !save.finish(waitingUntil: Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: .seconds(5))) {
             logger?.error("dashboard: saving link.url did not finish within 5 s")
         }
-        bridge.events.unsubscribe(self)
+        port.events.unsubscribe(self)
     }
 
     /// Publishes the current state to the browsers.
@@ -238,11 +246,11 @@ final class DashboardLoop: RunSubscriber {
         do {
             let code = try QRCode(encoding: url)
             hub.publishJoin(DashboardHub.JoinPage(url: url, svg: code.svg()))
-            bridge.events.publish(.join(JoinInvitation(url: url, lines: code.terminalLines)))
+            port.events.publish(.join(JoinInvitation(url: url, lines: code.terminalLines)))
         } catch {
             logger?.warning("dashboard: no join QR code: \(error)")
             hub.publishJoin(nil)
-            bridge.events.publish(.join(nil))
+            port.events.publish(.join(nil))
         }
     }
 
@@ -253,7 +261,7 @@ final class DashboardLoop: RunSubscriber {
         let ended = joins.endTurn()
         sessions?.revoke(ended)
         let clients = hub.revoke(sessions: ended)
-        if !clients.isEmpty { bridge.note("turn over: \(clients.count) joined phone(s) lost control; scan the new code") }
+        if !clients.isEmpty { port.note("turn over: \(clients.count) joined phone(s) lost control; scan the new code") }
         revoked(clients: clients)
         publishJoin()
     }
@@ -297,7 +305,7 @@ final class DashboardLoop: RunSubscriber {
             controls = steering.disconnected(client, at: now)
         case .joinCodeSpent: controls = []
         }
-        if controls.contains(.inputLost) { bridge.note("the browser that was driving is gone: input lost") }
+        if controls.contains(.inputLost) { port.note("the browser that was driving is gone: input lost") }
         apply(controls)
         timer.arm(at: steering.nextDeadline)
         if driverBefore != steering.driver?.client { publish() }
@@ -385,10 +393,10 @@ final class DashboardLoop: RunSubscriber {
             let limit = "\(Int(steering.phoneTimeout.milliseconds)) ms"
             switch loss.silence {
             case .sensor:
-                bridge.note("\(labels[loss.client] ?? "the phone that was driving"): its tilt sensor went silent for \(limit): input lost")
+                port.note("\(labels[loss.client] ?? "the phone that was driving"): its tilt sensor went silent for \(limit): input lost")
                 hub?.tell(.init(.stopped, "Stopped: this phone's tilt sensor sent nothing for \(limit). Hold the phone in your hands, or switch to Stick."), to: loss.client)
             case .page:
-                bridge.note("the browser that was driving went silent: input lost")
+                port.note("the browser that was driving went silent: input lost")
                 hub?.tell(.init(.stopped, "Stopped: nothing came from this page for \(limit) (in the background, or a weak connection)."), to: loss.client)
             }
         }
@@ -402,10 +410,10 @@ final class DashboardLoop: RunSubscriber {
         applying = true
         for control in controls {
             metrics.dashboardControls.increment()
-            bridge.apply(control)
+            port.apply(control)
         }
         applying = false
-        steering.observe(speed: bridge.state.speed)
+        steering.observe(speed: speed)
     }
 
     // MARK: RunSubscriber
@@ -424,6 +432,7 @@ final class DashboardLoop: RunSubscriber {
             if recentFrames.count > Self.frameHistory { recentFrames.removeFirst(recentFrames.count - Self.frameHistory) }
             if step.control == .inputLost { metrics.inputLostStops.increment() }
             metrics.drive(step.state)
+            speed = step.state.speed
             // After the other subscribers have heard of the turn's end (its engine-off step).
             if case .turnLimit? = step.timedStop, joinPerTurn { loop.execute { [weak self] in self?.turnEnded() } }
             // A stop from elsewhere (a pad's loss, the keyboard's engine off, the link): a phone's stick rests first.

@@ -1,5 +1,6 @@
 import DriveBluetooth
 import DriveCore
+import DriveView
 import DriveSystem
 
 /// One published state of the run for the browsers: the live view's `RunSnapshot` plus what only the

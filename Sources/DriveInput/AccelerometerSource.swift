@@ -1,5 +1,5 @@
 import DriveCore
-import DriveMapping
+import DriveInputModel
 import DriveSystem
 
 /// An accelerometer, evdev (`INPUT_PROP_ACCELEROMETER`, e.g. a DualSense's motion sensors) or IIO

@@ -1,5 +1,5 @@
 import Glibc
-import DriveMapping
+import DriveInputModel
 
 /// One line of `carbridge devices`: a device and whether this user may read it.
 public struct DeviceListing: Hashable, Sendable {

@@ -1,7 +1,7 @@
 import CEvdev
 import CLinux
 import DriveCore
-import DriveMapping
+import DriveInputModel
 import DriveSystem
 import Glibc
 

@@ -1,5 +1,5 @@
 import DriveCore
-import DriveMapping
+import DriveInputModel
 
 /// A device's full state as a resync source reports it after `SYN_DROPPED`: keys down and axis values.
 public struct EvdevStateSnapshot: Hashable, Sendable {

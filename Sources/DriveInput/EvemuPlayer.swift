@@ -1,5 +1,5 @@
 import DriveCore
-import DriveMapping
+import DriveInputModel
 import DriveSystem
 
 /// Replays an `EvemuRecording` on the event loop with its original relative timing (timers on an absolute

@@ -1,5 +1,5 @@
 import CEvdev
-import DriveMapping
+import DriveInputModel
 
 /// Evdev code names from libevdev (`BTN_SOUTH` ↔ 1:304, `ABS_HAT0X` ↔ 3:16, `KEY_SPACE` ↔ 1:57).
 public struct EventCodeNames: EventCodeResolver, Sendable {

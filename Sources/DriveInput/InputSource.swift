@@ -1,4 +1,4 @@
-import DriveMapping
+import DriveInputModel
 
 /// One open input device as the coordinator sees it: it delivers normalised `InputFrame`s on the loop
 /// from `start()` until `stop()`, and reports its loss once through `onGone`.

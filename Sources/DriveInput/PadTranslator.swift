@@ -1,4 +1,4 @@
-import DriveMapping
+import DriveInputModel
 
 /// Turns a pad's frames into frames in the kernel's gamepad layout, following its `PadLayout`: the
 /// DragonRise's `BTN_BASE4` becomes `BTN_START`, its `ABS_RZ` (right stick, vertical) `ABS_RY`, a hat

@@ -1,5 +1,5 @@
 import DriveCore
-import DriveMapping
+import DriveInputModel
 import DriveSystem
 import CLinux
 import Glibc

@@ -1,4 +1,4 @@
-import DriveMapping
+import DriveInputModel
 import DriveSystem
 import CLinux
 import Glibc

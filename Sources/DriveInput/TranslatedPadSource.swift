@@ -1,4 +1,4 @@
-import DriveMapping
+import DriveInputModel
 
 /// A pad whose frames are translated to the standard layout of its GameControllerDB entry before anyone
 /// sees them: the mapping downstream only ever sees the standard codes.

@@ -1,4 +1,4 @@
-import DriveMapping
+import DriveInputModel
 import CUdev
 import DriveSystem
 import Glibc

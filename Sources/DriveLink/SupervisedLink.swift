@@ -69,10 +69,12 @@ public final class SupervisedLink<Transport: LinkTransport>: CarLink {
         self.loop = loop
         self.supervisor = LinkSupervisor(connectTimeout: connectTimeout)
         pending.reserveCapacity(4)
-        transport.onEvent = { [weak self] event in self?.transportEvent(event) }
+        // The transport is this link's own part: the callback goes with it, and `deinit` takes it back.
+        transport.onEvent = { [unowned self] event in self.transportEvent(event) }
     }
 
     deinit {
+        transport.onEvent = nil
         for timer in timers.values { loop.cancel(timer) }
     }
 

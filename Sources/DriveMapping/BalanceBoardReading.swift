@@ -1,3 +1,4 @@
+import DriveInputModel
 /// The four load cells of a Wii Balance Board as the kernel's `hid-wiimote` reports them, and what
 /// they mean: the total weight and the centre of pressure.
 ///

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 
 /// Press/release timing for mapped buttons: short press, long press and hold-to-repeat. Pure and
 /// time-driven like `DriveMachine`: feed presses and releases with their instants, call `tick(at:)`

@@ -1,3 +1,4 @@
+import DriveInputModel
 /// Which action each button triggers, on a short press and (optionally) on a long press.
 ///
 /// Button names are evdev names resolved with an `EventCodeResolver`: any `EV_KEY` name (`BTN_SOUTH`,

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 
 /// Turns normalised input frames into drive controls: stick or tilt steering, an analog throttle,
 /// and mapped buttons (with long-press and repeat timing). Pure and time-driven like `DriveMachine`:

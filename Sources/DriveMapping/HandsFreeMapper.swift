@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 
 /// Hands-free driving: the throttle from a lean (a tilt rig's pitch or a balance board's centre of
 /// pressure), the board's sideways lean as steering, and arming and the dead-man from the rider's

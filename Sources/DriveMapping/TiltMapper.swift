@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 
 /// Turns a gravity vector from an accelerometer into a steering angle θ in −90…90 degrees.
 ///

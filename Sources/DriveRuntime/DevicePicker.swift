@@ -1,5 +1,6 @@
 import DriveConfig
 import DriveInput
+import DriveInputModel
 import DriveMapping
 
 /// Decides which devices drive, from the `[devices]` config: one gamepad, one accelerometer

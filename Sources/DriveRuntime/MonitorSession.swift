@@ -1,6 +1,7 @@
 import DriveConfig
 import DriveCore
 import DriveInput
+import DriveInputModel
 import DriveMapping
 import DriveSystem
 import DriveTerminal

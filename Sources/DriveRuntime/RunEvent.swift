@@ -1,4 +1,5 @@
 import DriveCore
+import DriveView
 import DriveLink
 
 /// Something that happened in a run, as every subscriber of the run's `RunEvents` hears of it: what the

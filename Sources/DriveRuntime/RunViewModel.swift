@@ -1,4 +1,5 @@
 import DriveCore
+import DriveView
 import DriveLink
 
 /// What every view of `carbridge run` reads (the live view, the dashboard, systemd's status): the drive

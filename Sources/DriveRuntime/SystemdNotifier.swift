@@ -1,4 +1,5 @@
 import DriveCore
+import DriveView
 import DriveSystem
 
 /// systemd's service notifications (sd_notify(3), through `SystemdNotifySocket`) for `carbridge run` as a `Type=notify`

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 import DriveMapping
 
 /// The text of `carbridge monitor`: raw frames in words, the controls they became, and the

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveView
 import DriveSystem
 
 /// Renders the one-screen live view of `carbridge run` (pure: snapshot in, text out).

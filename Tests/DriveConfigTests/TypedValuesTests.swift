@@ -1,5 +1,6 @@
 import DriveConfig
 import DriveCore
+import DriveInputModel
 import DriveMapping
 import XCTest
 

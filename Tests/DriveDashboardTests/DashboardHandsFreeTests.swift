@@ -1,4 +1,5 @@
 import DriveCore
+import DriveView
 import XCTest
 
 @testable import DriveDashboard

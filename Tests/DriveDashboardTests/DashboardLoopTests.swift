@@ -46,7 +46,7 @@ final class DashboardLoopTests: XCTestCase {
         bridge.events.subscribe(model)
         let metrics = DashboardMetrics()
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: metrics, maxSpeed: 240,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: metrics, maxSpeed: 240,
             scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
         let hub = DashboardHub { _, _ in }
         core.hub = hub
@@ -61,7 +61,7 @@ final class DashboardLoopTests: XCTestCase {
         let model = RunViewModel(of: bridge)
         bridge.events.subscribe(model)
         var core: DashboardLoop? = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
         weak let weakCore = core
         XCTAssertTrue(bridge.events.subscribers.last === core, "it subscribes after the model")
@@ -326,7 +326,7 @@ final class DashboardBluetoothSearchTests: XCTestCase {
         let model = RunViewModel(of: bridge)
         bridge.events.subscribe(model)
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { [unowned self] in
                 let scanner = FakeScanner()
                 scanner.immediate = self.immediate
@@ -528,7 +528,7 @@ final class SlowDiskDuringADriveTests: XCTestCase {
         saver.delay = .milliseconds(500)
         let scanner = FakeScanner()
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { scanner }, saveLink: { [saver] (url: String) throws(ConfigErrors) -> String in try saver.save(url) })
         core.hub = DashboardHub { _, _ in }
         defer { core.detach() }

@@ -106,7 +106,7 @@ final class JoinRouteTests: XCTestCase {
         let model = RunViewModel(of: bridge)
         bridge.events.subscribe(model)
         let core = DashboardLoop(
-            bridge: bridge, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
+            port: bridge, state: bridge.state, link: bridge.link.state, model: model, loop: loop, metrics: DashboardMetrics(), maxSpeed: 240,
             scanner: { FakeScanner() }, saveLink: { (_: String) throws(ConfigErrors) -> String in "unused.toml" })
         let hub = DashboardHub { _, _ in }
         core.hub = hub

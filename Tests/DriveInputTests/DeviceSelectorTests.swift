@@ -1,3 +1,4 @@
+import DriveInputModel
 import XCTest
 
 import DriveMapping

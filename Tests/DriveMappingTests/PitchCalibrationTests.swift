@@ -1,4 +1,5 @@
 import DriveCore
+import DriveInputModel
 import DriveMapping
 import Foundation
 import XCTest

@@ -1,4 +1,6 @@
 import DriveCore
+import DriveInputModel
+import DriveView
 import DriveInput
 import DriveMapping
 import DriveTerminal

@@ -1,5 +1,6 @@
 import DriveCore
 import DriveInput
+import DriveInputModel
 import DriveMapping
 import DriveTerminal
 import XCTest

@@ -4,6 +4,7 @@
 import DriveConfig
 import DriveCore
 import DriveInput
+import DriveInputModel
 import DriveMapping
 import DriveRuntime
 import DriveTerminal

@@ -1,6 +1,7 @@
 // IIO sysfs values: IIOValue.parse (raw, scale, offset files) and MountMatrix.parse (in_accel_mount_matrix,
 // udev ACCEL_MOUNT_MATRIX). Only finite numbers may come out.
 import DriveInput
+import DriveInputModel
 import DriveMapping
 import FuzzSupport
 

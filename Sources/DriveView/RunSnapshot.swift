@@ -1,6 +1,9 @@
+import DriveCore
+
 /// What a run looks like right now, as a value: what every view of a run reads (DriveRuntime's
 /// `RunViewModel` keeps it up to date; the terminal's `RunView`, the web dashboard and the systemd
-/// status line read it). Here rather than in a view's module, so no view depends on another for it.
+/// status line read it). In its own module, so no view depends on another for it, and DriveCore stays
+/// the drive logic alone.
 public struct RunSnapshot: Sendable {
     /// The drive state.
     public var state: DriveState
