@@ -31,3 +31,17 @@ extension RawEvdevReader: InputSource {
     /// `close()`.
     public func stop() { close() }
 }
+
+extension EvemuPlayer: InputSource {
+    /// `replay "NAME"`.
+    public var description: String { "replay \"\(recording.info.name)\"" }
+
+    /// A recording is never lost: its end is `onFinished`.
+    public var onGone: ((String) -> Void)? {
+        get { nil }
+        set {}
+    }
+
+    /// Starts playing now.
+    public func start() { start(at: nil) }
+}

@@ -65,6 +65,8 @@ final class InputDeviceManager {
     /// Roles whose device was lost and is not back yet.
     private var missingRoles: Set<DeviceRole> = []
     private var replay: EvemuPlayer?
+    /// The replay as the mapping hears it (its pad translation when it has a layout).
+    private var replaySource: (any InputSource)?
     /// Sources handed in with `attach`.
     private var attached: [any InputSource] = []
     /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
@@ -114,26 +116,26 @@ final class InputDeviceManager {
         let role: DeviceRole = DeviceClassifier.isBalanceBoard(name: recording.info.name)
             ? .board : recording.info.isAccelerometer ? .accelerometer : .gamepad
         let player = EvemuPlayer(recording: recording, loop: loop, axisShapes: role == .gamepad ? config.gamepadAxisShapes : [:])
-        let name = "replay \"\(recording.info.name)\""
+        let name = player.description
+        // The same translation as a device udev found (`translated`): one pad translation path.
         let resolution = role == .gamepad ? layouts.resolve(recording.info) : nil
-        var translator = resolution.flatMap { Self.translator(for: $0, info: recording.info) }
-        player.onFrame = { [unowned self] frame in
-            guard translator != nil else { return self.received(frame, role: role, source: name) }
-            let translated = translator?.translate(frame)
-            if let onDeviceFrame = self.onDeviceFrame, let shown = translator?.showingMappedValues(frame) {
-                onDeviceFrame(shown, role, name)
-            }
-            guard let translated else { return }
-            self.received(translated, role: role, source: name, deviceFrame: false)
+        var source: any InputSource = player
+        if let resolution, let translator = Self.translator(for: resolution, info: recording.info) {
+            source = translated(player, through: translator, role: role, name: name)
+        }
+        let reportsDeviceFrames = !(source is TranslatedPadSource)
+        source.onFrame = { [unowned self] frame in
+            self.received(frame, role: role, source: name, deviceFrame: reportsDeviceFrames)
         }
         player.onFinished = { [unowned self] in
             self.logger.notice("replay finished")
             self.onReplayFinished?(role)
         }
         replay = player
+        replaySource = source
         onDeviceChange?(InputDeviceChange(key: "replay", description: name, opened: true))
         if let resolution { announce(resolution, of: recording.info, source: name) }
-        player.start()
+        player.start(at: nil)
     }
 
     /// Uses `source`, already open, as the device of `role` (e.g. a `RawEvdevReader` on a pipe; the
@@ -173,7 +175,7 @@ final class InputDeviceManager {
         watcher?.onAppeared = nil
         watcher?.onDisappeared = nil
         replay?.stop()
-        replay?.onFrame = nil
+        replaySource?.onFrame = nil
         replay?.onFinished = nil
         for syspath in Array(active.keys) { close(syspath) }
         watchdogTimer.cancel()
