@@ -68,6 +68,8 @@ FORWARD(int, sd_bus_message_new_method_call,
 FORWARD(int, sd_bus_message_new_method_return, (sd_bus_message *call, sd_bus_message **m), (call, m), -ELIBACC)
 FORWARD(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)
 FORWARD(int, sd_bus_message_append_basic, (sd_bus_message *m, char type, const void *p), (m, type, p), -ELIBACC)
+FORWARD(int, sd_bus_message_append_array, (sd_bus_message *m, char type, const void *ptr, size_t size),
+        (m, type, ptr, size), -ELIBACC)
 FORWARD(int, sd_bus_message_open_container, (sd_bus_message *m, char type, const char *contents),
         (m, type, contents), -ELIBACC)
 FORWARD(int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ELIBACC)

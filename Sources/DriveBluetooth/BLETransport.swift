@@ -649,7 +649,7 @@ package final class BLETransport: LinkTransport {
             switch mode {
             case .request, .command:
                 // Out of the queue at once: a newer motion frame must not replace the one being written.
-                let value = DBusValue.array("y", chunk.map { .byte($0) })
+                let value = DBusValue.bytes(Array(chunk))
                 writeInFlight = chunk.count
                 queue.consume(chunk.count)
                 if head.isMotion { lastMotionWrite = loop.now() }
@@ -678,7 +678,7 @@ package final class BLETransport: LinkTransport {
     private func writeValue(_ value: DBusValue, request: Bool) {
         guard let bus, let path = endpoints?.write.path else { return }
         let connection = generation
-        let options = DBusValue.properties(["type": .string(request ? "request" : "command")])
+        let options = request ? Self.requestOptions : Self.commandOptions
         bus.call(
             destination: BlueZNames.service, path: path, interface: BlueZNames.characteristic, member: "WriteValue",
             arguments: [value, options], timeout: self.options.stallTimeout
@@ -703,6 +703,10 @@ package final class BLETransport: LinkTransport {
             }
         }
     }
+
+    /// `WriteValue`'s options, made once: a frame is written up to 20 times a second.
+    private static let requestOptions = DBusValue.properties(["type": .string("request")])
+    private static let commandOptions = DBusValue.properties(["type": .string("command")])
 
     /// The acquired socket refused a frame: if it takes nothing more for `stallTimeout`, that is a stall
     /// (§6), as an unacknowledged write request is; the radio link is dropped, so nothing bluetoothd still

@@ -105,6 +105,8 @@ enum DBusCodec {
             let rc = text.withCString { sd_bus_message_append_basic(message, code(type), $0) }
             try check(rc)
         case .array(let element, let items): try container("a", element, items)
+        case .bytes(let bytes):
+            try check(bytes.withUnsafeBytes { sd_bus_message_append_array(message, code("y"), $0.baseAddress, $0.count) })
         case .variant(let inner): try container("v", inner.signature, [inner])
         case .structure(let fields): try container("r", fields.map(\.signature).joined(), fields)
         case .dictEntry(let key, let item): try container("e", key.signature + item.signature, [key, item])

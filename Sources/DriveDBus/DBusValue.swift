@@ -20,6 +20,9 @@ package indirect enum DBusValue: Hashable, Sendable {
     case structure([DBusValue])
     case dictEntry(DBusValue, DBusValue)
     case variant(DBusValue)
+    /// A byte array (`ay`) written in one call (`sd_bus_message_append_array`), not one value per byte:
+    /// a frame written to a BLE car. Written only; a message read back has `.array("y", …)`.
+    case bytes([UInt8])
 
     /// The value's D-Bus type signature.
     package var signature: String {
@@ -41,6 +44,7 @@ package indirect enum DBusValue: Hashable, Sendable {
         case .structure(let fields): return "(" + fields.map(\.signature).joined() + ")"
         case .dictEntry(let key, let value): return "{" + key.signature + value.signature + "}"
         case .variant: return "v"
+        case .bytes: return "ay"
         }
     }
 
@@ -85,8 +89,11 @@ package indirect enum DBusValue: Hashable, Sendable {
 
     /// The elements of an array.
     package var elements: [DBusValue]? {
-        if case .array(_, let items) = unwrapped { return items }
-        return nil
+        switch unwrapped {
+        case .array(_, let items): return items
+        case .bytes(let bytes): return bytes.map { .byte($0) }
+        default: return nil
+        }
     }
 
     /// The strings of an `as`.

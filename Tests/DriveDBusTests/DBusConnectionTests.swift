@@ -46,6 +46,13 @@ final class DBusConnectionTests: XCTestCase {
         XCTAssertEqual(try echoed?.get(), arguments)
         XCTAssertEqual(calls.first?.interface, "org.carbridge.Test")
 
+        // A byte array written in one call (a BLE frame) reads back as the same `ay`.
+        var frame: Result<[DBusValue], DBusError>?
+        client.call(destination: "org.carbridge.Test", path: "/org/carbridge/Test", interface: "org.carbridge.Test",
+                    member: "Echo", arguments: [.bytes(Array("M,0,40,1\n".utf8)), .bytes([])]) { frame = $0 }
+        try spin(loop) { frame != nil }
+        XCTAssertEqual(try frame?.get(), [.array("y", Array("M,0,40,1\n".utf8).map { .byte($0) }), .array("y", [])])
+
         var failed: Result<[DBusValue], DBusError>?
         client.call(destination: "org.carbridge.Test", path: "/org/carbridge/Test", interface: "org.carbridge.Test",
                     member: "Fail") { failed = $0 }
