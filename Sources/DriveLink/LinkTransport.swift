@@ -16,7 +16,8 @@ public protocol LinkTransport: AnyObject {
     func open(attempt: Int)
     /// The attempt under way took longer than `timeout`: closes what it opened and says why.
     func abandonAttempt(after timeout: Duration) -> String
-    /// Queues `frame` and writes what may go now (only called while connected).
+    /// Queues `frame` and writes what may go now; drops it unless the connection is up (the link's only
+    /// guard on the send path).
     func send(_ frame: Frame)
     /// True when nothing queued is left undelivered (may look at the kernel's queue).
     func isDrained() -> Bool

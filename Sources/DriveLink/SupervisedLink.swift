@@ -81,9 +81,11 @@ public final class SupervisedLink<Transport: LinkTransport>: CarLink {
     /// Starts connecting (and reconnecting after losses).
     public func start() { handle(.start) }
 
-    /// Hands `frame` to the transport; dropped unless connected.
+    /// Hands `frame` to the transport, which drops it unless its connection is up. The transport's own
+    /// state is the guard: it is connected exactly while the supervisor is up or flushing (it reports a loss
+    /// only once closed, and is closed in the same event that ends a shutdown), and a send reads no
+    /// state of this shell.
     public func send(_ frame: Frame) {
-        guard supervisor.state.isConnected else { return }
         transport.send(frame)
     }
 
