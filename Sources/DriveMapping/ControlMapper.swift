@@ -79,11 +79,14 @@ public struct ControlMapper {
     /// The drive machine's state as last seen: the hands-free part works out its controls against it
     /// (the runtime hands it every new state; a toggle such as `.engine` is sent only when it changes the
     /// right way).
-    public var driveState = DriveState.initial {
-        didSet {
-            guard throttle != nil else { return }
-            throttleRest.carStopped(speed: driveState.speed, asked: lastSpeed)
-        }
+    public private(set) var driveState = DriveState.initial
+
+    /// The drive machine's new state (after every step): kept for the hands-free part, and a stop the
+    /// throttle did not ask for makes it wait for rest (`ThrottleRest`).
+    public mutating func observe(_ state: DriveState) {
+        driveState = state
+        // Only a stop can start a wait: one comparison per step otherwise.
+        if state.speed == 0, throttle != nil { throttleRest.carStopped(speed: 0, asked: lastSpeed) }
     }
 
     private var stickX = 0.0

@@ -53,7 +53,7 @@ final class InputMapping: RunSubscriber {
     }
 
     func receive(_ event: RunEvent) {
-        if case .step(let step) = event { mapper.driveState = step.state }
+        if case .step(let step) = event { mapper.observe(step.state) }
     }
 
     private func tick() {

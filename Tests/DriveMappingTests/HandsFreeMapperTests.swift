@@ -29,12 +29,12 @@ final class HandsFreeMapperTests: XCTestCase {
         }
 
         mutating func feed(_ frame: InputFrame, role: DeviceRole) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             apply(mapper.handle(frame, role: role), at: frame.time)
         }
 
         mutating func tick(at now: Instant) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             apply(mapper.tick(at: now), at: now)
         }
 

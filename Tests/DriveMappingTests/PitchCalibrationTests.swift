@@ -37,7 +37,7 @@ final class PitchCalibrationTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(neutrals.roll), 10, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(neutrals.pitch), 5, accuracy: 1e-9)
         // The rig sits pitched 5° forward now: that is standing still, 5° + 12° more is the 40 step.
-        mapper.driveState = DriveState(engineOn: true)
+        mapper.observe(DriveState(engineOn: true))
         XCTAssertEqual(mapper.handle(sample(roll: 10, pitch: 5, at: at(20)), role: .accelerometer), [])
         XCTAssertEqual(mapper.handle(sample(roll: 10, pitch: 17, at: at(40)), role: .accelerometer), [.control(.setSpeed(40))])
     }

@@ -31,18 +31,18 @@ final class ThrottleHysteresisTests: XCTestCase {
         }
 
         mutating func feed(_ frame: InputFrame, role: DeviceRole) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             apply(mapper.handle(frame, role: role), at: frame.time)
         }
 
         mutating func tick(at now: Instant) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             apply(mapper.tick(at: now), at: now)
         }
 
         /// The input of `role` is lost at `now` and comes back: what `InputMapping` does with it.
         mutating func lose(_ role: DeviceRole, at now: Instant) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             apply(mapper.deviceLost(role: role), at: now)
             frames += machine.handle(.inputLost, at: now).map(\.text)
             _ = machine.handle(.inputRestored, at: now)

@@ -31,7 +31,7 @@ final class WheelMappingTests: XCTestCase {
         }
 
         mutating func feed(_ frame: InputFrame) {
-            mapper.driveState = machine.state
+            mapper.observe(machine.state)
             for case .control(let control) in mapper.handle(frame, role: .gamepad) {
                 controls.append(control)
                 frames += machine.handle(control, at: frame.time).map(\.text)
