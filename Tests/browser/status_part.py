@@ -17,9 +17,12 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 
 def _table(driver):
-    """The status table as {key: value}."""
-    rows = driver.find_elements(By.CSS_SELECTOR, "#car-status tr")
-    return {r.get_attribute("data-key"): r.find_element(By.TAG_NAME, "td").text for r in rows}
+    """The status table as {key: value}, read in one script call: the page redraws the table on every state,
+    so rows found one call earlier may be gone by the next (a stale element)."""
+    rows = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#car-status tr')).map(r => "
+        "[r.getAttribute('data-key'), (r.querySelector('td') || {textContent: ''}).textContent.trim()]);")
+    return {key: value for key, value in rows}
 
 
 def _metrics(base):
