@@ -2,11 +2,11 @@ import DriveBluetooth
 import DriveConfig
 import DriveCore
 import DriveInputModel
-import DriveView
 import DriveLink
 import DriveMapping
 import DriveRuntime
 import DriveSystem
+import DriveView
 import Logging
 
 /// The web dashboard of `carbridge run` (`[dashboard] listen`, `--dashboard`): started by the run session

@@ -1,7 +1,7 @@
 import DriveBluetooth
 import DriveCore
-import DriveView
 import DriveSystem
+import DriveView
 
 /// One published state of the run for the browsers: the live view's `RunSnapshot` plus what only the
 /// dashboard shows (the last frames, when the link retries, the speed cap). Built on the event loop (a

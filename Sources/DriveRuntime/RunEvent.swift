@@ -1,6 +1,6 @@
 import DriveCore
-import DriveView
 import DriveLink
+import DriveView
 
 /// Something that happened in a run, as every subscriber of the run's `RunEvents` hears of it: what the
 /// bridge did, what the input devices did, and what the feedback decided.

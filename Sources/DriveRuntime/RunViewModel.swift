@@ -1,6 +1,6 @@
 import DriveCore
-import DriveView
 import DriveLink
+import DriveView
 
 /// What every view of `carbridge run` reads (the live view, the dashboard, systemd's status): the drive
 /// state, the link's name and status, the last frame and its time, the frames sent, the car's recent lines

@@ -1,6 +1,6 @@
 import DriveCore
-import DriveView
 import DriveSystem
+import DriveView
 
 /// systemd's service notifications (sd_notify(3), through `SystemdNotifySocket`) for `carbridge run` as a `Type=notify`
 /// service (config/carbridge.service, config/carbridge@.service):

@@ -1,6 +1,6 @@
 import DriveCore
-import DriveView
 import DriveSystem
+import DriveView
 
 /// Renders the one-screen live view of `carbridge run` (pure: snapshot in, text out).
 public enum RunView {

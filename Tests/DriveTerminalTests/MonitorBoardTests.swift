@@ -1,9 +1,9 @@
 import DriveCore
-import DriveInputModel
-import DriveView
 import DriveInput
+import DriveInputModel
 import DriveMapping
 import DriveTerminal
+import DriveView
 import XCTest
 
 /// `carbridge monitor` on a balance board: the four cells, the weight and the centre of pressure.
