@@ -159,7 +159,6 @@ package final class BLETransport: LinkTransport {
             reason = "no Bluetooth LE car \(target.description.quotedIfName(target)) found within \(seconds) s: check that it is switched on, in range and not connected to another phone"
             disconnect = false
         }
-        stopDiscovery()
         tearDown(disconnect: disconnect)
         return reason
     }
@@ -173,7 +172,6 @@ package final class BLETransport: LinkTransport {
     /// Drops the radio link (a car left connected would not advertise to anyone else), closes the sockets
     /// and the bus, then calls `done`.
     package func close(result: FlushResult, then done: @escaping () -> Void) {
-        stopDiscovery()
         let bus = self.bus
         let wantsDisconnect = phase.hasDevice && devicePath != nil && bus?.isOpen == true
         let devicePath = self.devicePath
@@ -192,10 +190,7 @@ package final class BLETransport: LinkTransport {
         let guardTimer = loop.schedule(after: .milliseconds(300)) {
             if !finished { finished = true; finish() }
         }
-        bus.call(
-            destination: BlueZNames.service, path: devicePath, interface: BlueZNames.device, member: "Disconnect",
-            arguments: [], timeout: .seconds(1)
-        ) { [loop] _ in
+        Self.disconnect(devicePath, on: bus, within: .seconds(1)) { [loop] in
             guard !finished else { return }
             finished = true
             loop.cancel(guardTimer)
@@ -740,7 +735,6 @@ package final class BLETransport: LinkTransport {
     /// then reports.
     private func attemptFailed(_ reason: String, disconnect: Bool) {
         guard phase.isAttempting else { return }
-        stopDiscovery()
         tearDown(disconnect: disconnect)
         onEvent?(.failed(reason, stalled: false))
     }
@@ -753,9 +747,11 @@ package final class BLETransport: LinkTransport {
         onEvent?(.failed(reason, stalled: stalled))
     }
 
-    /// Closes this connection's sockets and forgets its writes; with `disconnect`, asks bluetoothd to drop
-    /// the radio link (a stall or a half-made connection: nothing it still holds may arrive later).
+    /// Ends the attempt or connection: stops a discovery, closes the sockets and forgets the writes; with
+    /// `disconnect`, asks bluetoothd to drop the radio link (a stall or a half-made connection: nothing it
+    /// still holds may arrive later).
     private func tearDown(disconnect: Bool) {
+        stopDiscovery()
         generation += 1
         phase = .none
         closeSockets()
@@ -767,13 +763,18 @@ package final class BLETransport: LinkTransport {
         notifyByProperty = false
         drainWatch = .off
         assembler = LineAssembler()
-        if disconnect, let devicePath, let bus {
-            bus.call(
-                destination: BlueZNames.service, path: devicePath, interface: BlueZNames.device, member: "Disconnect",
-                arguments: [], timeout: .seconds(5)
-            ) { _ in }
-        }
+        if disconnect, let devicePath, let bus { Self.disconnect(devicePath, on: bus, within: .seconds(5)) }
         writeMode = nil
+    }
+
+    /// `Device1.Disconnect` of `devicePath`; `answered` runs when bluetoothd replied (or the call failed).
+    private static func disconnect(
+        _ devicePath: String, on bus: any DBusClient, within timeout: Duration, answered: @escaping () -> Void = {}
+    ) {
+        bus.call(
+            destination: BlueZNames.service, path: devicePath, interface: BlueZNames.device, member: "Disconnect",
+            arguments: [], timeout: timeout
+        ) { _ in answered() }
     }
 
     private func closeSockets() {

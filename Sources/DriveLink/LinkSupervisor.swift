@@ -40,8 +40,7 @@ public struct LinkSupervisor: Sendable {
             switch self {
             case .idle: return .down(reason: "not started")
             case .connecting: return .connecting
-            case .up, .flushing: return .up
-            case .closing: return .up
+            case .up, .flushing, .closing: return .up
             case .backingOff(let reason): return .down(reason: reason)
             case .closed: return .closed
             }

@@ -29,10 +29,6 @@ public final class SupervisedLink<Transport: LinkTransport>: CarLink {
     }
     /// What the lifecycle did so far (attempts, connections, stalls, the last back-off).
     public var statistics: LinkSupervisor.Statistics? { supervisor.statistics }
-    /// Where the lifecycle stands.
-    public var lifecycle: LinkSupervisor.State { supervisor.state }
-    /// The reconnect delays.
-    public var backoff: Backoff { supervisor.backoff }
     /// How many connects were started.
     public var connectAttempts: Int { supervisor.statistics.connectAttempts }
     /// How many connects succeeded.
