@@ -431,6 +431,7 @@ def power_loss_check(sc, car, cb, pad):
     time.sleep(0.3)
     t_off = monotonic()
     sh(sc, "timeout 20 btmgmt --index 1 power off")
+    t_powered_off = monotonic()   # "Set Powered complete": from here on the car cannot receive
     eof = k.wait_until(lambda: car.kinds("EOF", t_off) or sc.bluetoothd.poll() is not None, 10, 0.05)
     if sc.bluetoothd.poll() is not None:
         # bluetoothd 5.66 serving the emulated car can abort when a write request reaches its GATT server as the
@@ -440,6 +441,9 @@ def power_loss_check(sc, car, cb, pad):
         sc.note("bluetoothd (serving both the central and the emulated car) aborted at the power-off: restarted")
         sc.metric("bluetoothd_restarts", 1, "restarts")
         restart_bluetoothd(sc)
+        # bluetoothd started again turns BR/EDR back on for hci1: the car module is LE-only again before power on
+        # (LE stays on, so the kernel takes BR/EDR off while the controller is off).
+        sh(sc, "timeout 20 btmgmt --index 1 bredr off")
         eof = []
     else:
         sc.check(bool(eof) and eof[0][1] == old, "hci1 powered off -> the car sees its connection %d end" % old, eof)
@@ -485,7 +489,9 @@ def power_loss_check(sc, car, cb, pad):
     sc.dump_frames(car.log.frames(t_off - 0.3), "frames around the power loss")
     sc.check(not [f for f in idle if f.s > 0], "no motion frame with S > 0 after the reconnect until the pad moves",
              [f.text for f in idle][:5])
-    gone = eof[0][0] if eof else t_off
+    # Without the car's EOF (bluetoothd restarted), the car was away once the power-off command returned: frames
+    # it took between t_off and then were sent before the loss.
+    gone = eof[0][0] if eof else t_powered_off
     away = car.log.frames(gone, accepted)
     sc.check(not away, "nothing received while the car was away", [f.text for f in away][:5])
     conn = settled[1]
