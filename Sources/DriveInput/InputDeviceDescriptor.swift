@@ -65,6 +65,22 @@ public struct InputDeviceDescriptor: Hashable, Sendable {
         self.properties = properties
     }
 
+    /// The hardware device an evdev node belongs to: its syspath above `input/inputN/eventM` (a DualSense's or
+    /// DualShock 4's HID device, whose driver makes the pad, its motion sensors and its touchpad under it);
+    /// nil for any other shape (an IIO sensor).
+    public var hardwareParent: String? {
+        let parts = syspath.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count > 3, parts[parts.count - 3] == "input", parts[parts.count - 2].hasPrefix("input"),
+              parts[parts.count - 1].hasPrefix("event") else { return nil }
+        return parts.dropLast(3).joined(separator: "/")
+    }
+
+    /// True when `other` is another node of the same hardware device (`hardwareParent`).
+    public func isSibling(of other: InputDeviceDescriptor) -> Bool {
+        guard let parent = hardwareParent else { return false }
+        return syspath != other.syspath && parent == other.hardwareParent
+    }
+
     /// `vendor:product` in lower-case hex (`045e:028e`), or nil when either is unknown.
     public var vendorProduct: String? {
         guard let vendor, let product else { return nil }

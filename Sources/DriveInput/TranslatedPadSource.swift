@@ -37,6 +37,9 @@ public final class TranslatedPadSource: InputSource {
 
     public func stop() { source.stop() }
 
+    /// `frame` (in the pad's own codes) in the standard layout; nil when the layout leaves nothing of it.
+    public func translate(_ frame: InputFrame) -> InputFrame? { translator.translate(frame) }
+
     private func received(_ frame: InputFrame) {
         let translated = translator.translate(frame)
         if let onUntranslatedFrame { onUntranslatedFrame(translator.showingMappedValues(frame)) }

@@ -10,6 +10,9 @@ public final class UdevWatcher {
     public var onAppeared: ((InputDeviceDescriptor) -> Void)?
     /// Called with the syspath of a reported device that was removed.
     public var onDisappeared: ((String) -> Void)?
+    /// Called with every `hid` subsystem event (a HID device appearing, bound to a driver, removed): a pad whose
+    /// driver refuses it makes no input node, and this is how carbridge learns of it (`UnboundHidDevices`).
+    public var onHidEvent: ((HidDeviceEvent) -> Void)?
     /// True while the udev monitor is being watched.
     public private(set) var isMonitoring = false
 
@@ -97,6 +100,7 @@ public final class UdevWatcher {
         }
         _ = udev_monitor_filter_add_match_subsystem_devtype(created, "input", nil)
         _ = udev_monitor_filter_add_match_subsystem_devtype(created, "iio", nil)
+        _ = udev_monitor_filter_add_match_subsystem_devtype(created, "hid", nil)
         let rc = udev_monitor_enable_receiving(created)
         if rc < 0 {
             udev_monitor_unref(created)
@@ -121,6 +125,12 @@ public final class UdevWatcher {
             let action = udev_device_get_action(device).map { String(cString: $0) } ?? ""
             guard let syspathPointer = udev_device_get_syspath(device) else { continue }
             let syspath = String(cString: syspathPointer)
+            if udev_device_get_subsystem(device).map({ String(cString: $0) }) == "hid" {
+                if let event = HidDeviceEvent(action: action, syspath: syspath, properties: Self.properties(of: device)) {
+                    onHidEvent?(event)
+                }
+                continue
+            }
             switch action {
             case "add", "change":
                 guard !known.contains(syspath), let descriptor = Self.describe(device) else { continue }
@@ -134,6 +144,18 @@ public final class UdevWatcher {
         }
     }
 
+    private static func properties(of device: OpaquePointer) -> [String: String] {
+        var properties: [String: String] = [:]
+        var entry = udev_device_get_properties_list_entry(device)
+        while let current = entry {
+            if let name = udev_list_entry_get_name(current) {
+                properties[String(cString: name)] = udev_list_entry_get_value(current).map { String(cString: $0) } ?? ""
+            }
+            entry = udev_list_entry_get_next(current)
+        }
+        return properties
+    }
+
     /// A descriptor for an `input` eventN device or an `iio` device; nil for anything else.
     private static func describe(_ device: OpaquePointer) -> InputDeviceDescriptor? {
         func text(_ pointer: UnsafePointer<CChar>?) -> String? { pointer.map { String(cString: $0) } }
@@ -141,14 +163,7 @@ public final class UdevWatcher {
             let sysname = text(udev_device_get_sysname(device)),
             let syspath = text(udev_device_get_syspath(device))
         else { return nil }
-        var properties: [String: String] = [:]
-        var entry = udev_device_get_properties_list_entry(device)
-        while let current = entry {
-            if let name = text(udev_list_entry_get_name(current)) {
-                properties[name] = text(udev_list_entry_get_value(current)) ?? ""
-            }
-            entry = udev_list_entry_get_next(current)
-        }
+        let properties = properties(of: device)
         let devnode = text(udev_device_get_devnode(device))
         switch subsystem {
         case "input":

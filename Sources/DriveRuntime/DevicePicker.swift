@@ -33,20 +33,32 @@ public struct DevicePicker: Sendable {
         self.entries = entries
     }
 
-    /// The device each entry picks among `devices` (a device fills at most one entry).
+    /// The device each entry picks among `devices` (a device fills at most one entry). An `auto` accelerometer
+    /// is the picked pad's own motion sensors when it has them (`ownSensor`), else the first one.
     public func assignments(among devices: [InputDeviceDescriptor]) -> [(entry: Entry, device: InputDeviceDescriptor)] {
         var taken = Set<String>()
         var result: [(entry: Entry, device: InputDeviceDescriptor)] = []
         for entry in entries {
             guard let match = entry.match else { continue }
             let free = devices.filter { !taken.contains($0.syspath) }
-            if let device = DeviceSelector.select(match, role: entry.role, among: free) {
+            let pad = result.first { $0.entry.role == .gamepad }?.device
+            let own = entry.role == .accelerometer && match == .auto ? pad.flatMap { Self.ownSensor(of: $0, among: free) } : nil
+            if let device = own ?? DeviceSelector.select(match, role: entry.role, among: free) {
                 taken.insert(device.syspath)
                 result.append((entry, device))
             }
         }
         return result
     }
+
+    /// The motion sensors the driver of `pad` made for it (a DualSense's or DualShock 4's "Motion Sensors"
+    /// node: an accelerometer on the same hardware device), among `devices`.
+    public static func ownSensor(of pad: InputDeviceDescriptor, among devices: [InputDeviceDescriptor]) -> InputDeviceDescriptor? {
+        devices.first { $0.deviceClass == .accelerometer && $0.isSibling(of: pad) }
+    }
+
+    /// True when `entry` is an `auto` accelerometer, which gives way to the pad's own sensors when they appear.
+    public static func followsThePad(_ entry: Entry) -> Bool { entry.role == .accelerometer && entry.match == .auto }
 
     /// For `carbridge devices`: syspath → the config keys that would pick it.
     public func picks(among devices: [InputDeviceDescriptor]) -> [String: [String]] {

@@ -71,6 +71,9 @@ final class InputDeviceManager {
     private var attached: [any InputSource] = []
     /// Pads that were already told they have no layout (the notice is shown once per pad, not per replug).
     private var noticed: Set<String> = []
+    /// HID devices waiting for a driver to take them, and the timer of the first one's grace.
+    private var unboundHid = UnboundHidDevices()
+    private let hidTimer: DeadlineTimer
 
     /// A manager for the devices `config` picks; `environment` is where SDL's `SDL_GAMECONTROLLERCONFIG`
     /// variables are looked up. Throws a `CarbridgeError` when `[devices] mapping_db` cannot be read.
@@ -86,6 +89,7 @@ final class InputDeviceManager {
         self.isUsableSample = isUsableSample
         self.watchdog = SampleWatchdog(timeout: .milliseconds(config.steering.inputTimeoutMilliseconds))
         watchdogTimer = DeadlineTimer(loop: loop)
+        hidTimer = DeadlineTimer(loop: loop)
         watchdogTimer.setAction { [unowned self] in self.watchdogFired() }
     }
 
@@ -103,6 +107,11 @@ final class InputDeviceManager {
         let watcher = try UdevWatcher(loop: loop)
         watcher.onAppeared = { [unowned self] device in self.appeared(device) }
         watcher.onDisappeared = { [unowned self] syspath in self.disappeared(syspath, reason: "removed") }
+        watcher.onHidEvent = { [unowned self] event in
+            self.unboundHid.handle(event, at: self.loop.now())
+            self.hidTimer.arm(at: self.unboundHid.nextDeadline)
+        }
+        hidTimer.setAction { [unowned self] in self.reportUnboundHid() }
         self.watcher = watcher
         _ = try watcher.start()
         if active.isEmpty {
@@ -174,6 +183,8 @@ final class InputDeviceManager {
         watcher?.stop()
         watcher?.onAppeared = nil
         watcher?.onDisappeared = nil
+        watcher?.onHidEvent = nil
+        hidTimer.cancel()
         replay?.stop()
         replaySource?.onFrame = nil
         replay?.onFinished = nil
@@ -201,10 +212,25 @@ final class InputDeviceManager {
     private func assign() {
         let devices = knownOrder.compactMap { known[$0] }
         for (entry, device) in picker.assignments(among: devices) {
-            if active.values.contains(where: { $0.key == entry.key }) { continue }
             if active[device.syspath] != nil { continue }
+            if let current = active.first(where: { $0.value.key == entry.key }) {
+                guard DevicePicker.followsThePad(entry), isOwnSensorOfTheOpenPad(device) else { continue }
+                // The pad's own motion sensors appeared after another accelerometer was taken (hid-playstation
+                // makes them just after the pad): the pad's own steer. Not a loss: the car keeps going, and the
+                // watchdog still stops it if the new sensor never delivers.
+                logger.notice("accelerometer: \"\(current.value.descriptor.name)\" gives way to the pad's own \"\(device.name)\"")
+                close(current.key)
+                onDeviceChange?(InputDeviceChange(
+                    key: current.key, description: Self.describe(.accelerometer, current.value.descriptor.name), opened: false))
+            }
             open(device, role: entry.role, key: entry.key)
         }
+    }
+
+    /// True when `device` is the motion-sensor node of the gamepad now in use.
+    private func isOwnSensorOfTheOpenPad(_ device: InputDeviceDescriptor) -> Bool {
+        guard let pad = active.values.first(where: { $0.role == .gamepad })?.descriptor else { return false }
+        return device.deviceClass == .accelerometer && device.isSibling(of: pad)
     }
 
     private func open(_ device: InputDeviceDescriptor, role: DeviceRole, key: String) {
@@ -282,6 +308,7 @@ final class InputDeviceManager {
             key: syspath, description: Self.describe(role, name), gamepadNode: role == .gamepad ? evdev?.path : nil,
             opened: true))
         if let resolution, let evdev { announce(resolution, of: evdev.info, source: name) }
+        if role == .gamepad, let evdev { primeAxes(of: evdev, through: source as? TranslatedPadSource, role: role, name: name) }
         if role == .accelerometer {
             // A new sensor starts with a clean slate: if it never delivers, it is reported lost.
             watchdog.opened(at: loop.now())
@@ -289,6 +316,34 @@ final class InputDeviceManager {
         } else {
             restored(role)
         }
+    }
+
+    /// Maps a pad's axes as the kernel has them when it is opened. A stick that stays where it is sends no
+    /// event, and a pad opened after another was lost would leave the lost pad's steering in force (a
+    /// DualSense reports its centred stick before anyone opens it). Its keys are left out: a button held
+    /// while the pad is plugged in is not a press.
+    private func primeAxes(of evdev: EvdevDevice, through translator: TranslatedPadSource?, role: DeviceRole, name: String) {
+        var frame = evdev.stateFrame()
+        frame.keys = []
+        guard let primed = translator.map({ $0.translate(frame) }) ?? frame, !primed.axes.isEmpty else { return }
+        received(primed, role: role, source: name, deviceFrame: false)
+    }
+
+    /// Names each HID device no driver took within its grace: it makes no input node, so without this the
+    /// driver would only see a pad that never drives. The kernel log says why, when this process may read it.
+    private func reportUnboundHid() {
+        for device in unboundHid.expired(at: loop.now()) where UnboundHidDevices.isStillUnbound(device) {
+            KernelLog.read(containing: device.sysname, loop: loop) { [logger] said in
+                let why: String
+                if let said, !said.isEmpty {
+                    why = "the kernel said: " + said.joined(separator: "; ")
+                } else {
+                    why = "its driver refused it or is not loaded; `dmesg | grep \(device.sysname)` says why"
+                }
+                logger.warning("no kernel driver took \(device.summary) at \(device.syspath): it makes no input device; \(why)")
+            }
+        }
+        hidTimer.arm(at: unboundHid.nextDeadline)
     }
 
     /// `role` is back; when nothing is missing any more, motion may be asked for again.

@@ -62,7 +62,8 @@ finish() { guest_finish "" "$@"; }  # finish PASSED FAILED : the last line, and 
 PKGS="qemu-system-x86 qemu-utils linux-image-amd64 busybox-static kmod udev cpio gzip xz-utils zstd
       bluez bluez-test-tools python3 python3-evdev i2c-tools passwd util-linux procps
       libevdev-dev libudev-dev libbluetooth-dev libsystemd-dev gcc libc6-dev pkg-config dbus python3-dbus python3-gi
-      python3-venv"
+      python3-venv python3-pip python3-pyroute2 python3-libevdev python3-parse python3-pyudev python3-click
+      python3-typing-extensions python3-yaml"
 # the BLE bridge users run today (scenario ble_compare measures carbridge's BLE link against it): PyPI's
 # ble-serial in a venv of Debian's python3, which the guest sees through the shared root
 BLE_SERIAL_VENV=/opt/ble-serial
@@ -111,6 +112,21 @@ if gcc -O2 -Wall -o "$BUILD_DIR/tcpcar" "$HERE/guest/tcpcar.c" &&
   say "built $BUILD_DIR/refreader and tcpcar"
 else
   say "WARNING: could not build the C helpers (apt-get install gcc libc6-dev pkg-config libevdev-dev); the latency scenario will fail"
+fi
+# PyPI's hid-tools, as the kernel's own HID selftests use it: real devices' report descriptors and the answers
+# their drivers ask for (guest/hid_devices.py). Unpacked, not installed: the guest adds it to sys.path; its
+# dependencies are the Debian packages above.
+HID_TOOLS_VERSION=0.12
+HID_TOOLS_DIR=$BUILD_DIR/hid-tools-$HID_TOOLS_VERSION
+if [ ! -f "$HID_TOOLS_DIR/hidtools/uhid.py" ]; then
+  WHEELS=$(mktemp -d)
+  if /usr/bin/python3 -m pip download --quiet --no-deps --disable-pip-version-check -d "$WHEELS" "hid-tools==$HID_TOOLS_VERSION" >&2 &&
+     mkdir -p "$HID_TOOLS_DIR" && /usr/bin/python3 -m zipfile -e "$WHEELS"/hid_tools-*.whl "$HID_TOOLS_DIR"; then
+    say "unpacked hid-tools $HID_TOOLS_VERSION into $HID_TOOLS_DIR"
+  else
+    say "WARNING: could not fetch hid-tools $HID_TOOLS_VERSION from PyPI: the real-driver scenarios will fail"
+  fi
+  rm -rf "$WHEELS"
 fi
 IRD=$(mktemp -d /tmp/carbridge-initramfs.XXXXXX)
 trap 'rm -rf "$IRD"' EXIT

@@ -66,7 +66,7 @@ for n in $LIST; do
   # generous limits: the host may be loaded.
   # On SIGTERM a scenario stops its car and carbridge and keeps its logs (20 s before SIGKILL).
   # BLE_LONG=1 (run.sh: KERNEL_BLE_LONG=1): ble_car's 1000 order cycles and ble_compare's 1000 reports per arm.
-  case $n in 9|10) limit=240 ;; ble_car|ble_compare) [ "${BLE_LONG:-0}" = 1 ] && limit=480 || limit=240 ;; *) limit=180 ;; esac
+  case $n in 9|10|sony_pads) limit=240 ;; ble_car|ble_compare) [ "${BLE_LONG:-0}" = 1 ] && limit=480 || limit=240 ;; *) limit=180 ;; esac
   timeout -k 20 $limit $PY "$G/scenarios.py" "$n" >> "/tmp/kt/scenario-$n.out" 2>&1
   rc=$?
   if ! grep -q "^\(PASS\|FAIL\): scenario $n:" "$RES"; then
