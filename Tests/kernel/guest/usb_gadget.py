@@ -76,6 +76,7 @@ class UsbHidGadget:
         self.reading = False
         self.thread = None
         self.bound = False
+        self.unbind_s = None
 
     # ---------------------------------------------------------------- configfs
 
@@ -169,6 +170,7 @@ class UsbHidGadget:
         self._stop_reader()
         t = monotonic()
         _write(self.path + "/UDC", "\n")
+        self.unbind_s = monotonic() - t   # how long the unbind itself took (the gadget side's disconnect)
         self.bound = False
         return t
 
@@ -208,15 +210,15 @@ class UsbHidGadget:
 
     def write_report(self, data, timeout_s=2.0):
         """Writes one input report; waits (poll POLLOUT) until f_hid took the previous one (the host polls the
-        interrupt IN endpoint only while the HID device is open). Returns the time of the write, or raises."""
+        interrupt IN endpoint only while the HID device is open). Returns the time just before the write, or raises."""
         if self.fd is None:
             raise RuntimeError("the gadget is not plugged")
         poller = select.poll()
         poller.register(self.fd, select.POLLOUT)
         if not poller.poll(int(timeout_s * 1000)):
             raise TimeoutError("the host took no report for %.1f s" % timeout_s)
+        t = monotonic()   # before the write: a loaded guest may deschedule us between the write and a later stamp
         os.write(self.fd, bytes(data))
-        t = monotonic()
         self.written.append((t, bytes(data)))
         return t
 
