@@ -53,7 +53,7 @@ A. A Logitech G29 as a real USB device through the kernel's own driver: a config
    and centring off on the wire within PLAY_BOUND_MS; on again; no range command but lg4ff's own 900
    (carbridge sets none) and the `range` file still 900; unplugged while moving (the UDC unbound) -> the stop
    frame within USB_UNPLUG_BOUND_S (100 ms), nothing moving after it, the node and HID device gone, carbridge
-   running. Measured (METRIC stop_after_usb_unplug): 66 ms on an otherwise idle host; 134 to 1449 ms while
+   running. Measured (METRIC stop_after_usb_unplug): 66 ms on an otherwise idle host; 126 to 1449 ms while
    other TCG guests shared its 2 cores (load average 5 to 9), when part B's uinput unplug took 95 to 471 ms
    too: the time goes to the unbind itself (usb_unbind_write, 20-70 ms), the host side's disconnect through
    hub_wq, usbhid and evdev up to carbridge's "lost" (usb_unplug_to_carbridge_lost, 94-306 ms) and
