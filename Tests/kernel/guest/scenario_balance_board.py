@@ -336,11 +336,16 @@ def run(sc):
     for t, what, units, got in poses:
         sc.note("%.3f %-26s cells (10 g) written %s, the driver reported %s" % (t, what, units, got))
     info.close()
+    hangup = uhid.HangupWatch(node)
+    sc.cleanups.append(hangup.close)
     time.sleep(0.2)
     t_drop = board.destroy()
     sc.metric("destroy_write_took", (monotonic() - t_drop) * 1000.0, "ms")
     lost = k.wait_until(lambda: cb.log_lines(r'board .* lost', t_drop - 0.1), 5)
     drop_stop = car.wait_frame(lambda f: f.motion and f.s == 0, t_drop, 3.0)
+    t_hangup = hangup.wait(2.0)
+    if t_hangup is not None:
+        sc.metric("node_hung_up_after_destroy", (t_hangup - t_drop) * 1000.0, "ms")
     between = [f for f in car.frames() if t_go <= f.t < t_drop]
     sc.check(k.dedup(between) == ["M,0,120,1"], "with the faulty boards connected the good board drives: M,0,120,1",
              k.dedup(between))

@@ -178,3 +178,39 @@ def event_nodes(hid_path):
             if os.path.exists("/dev/input/" + ev):
                 out[name] = "/dev/input/" + ev
     return out
+
+
+class HangupWatch:
+    """Holds an evdev node open and notes when the kernel hangs it up (read() fails with ENODEV: the input
+    device was unregistered), the earliest moment a reader such as carbridge can know the device is gone."""
+
+    def __init__(self, node):
+        self.fd = os.open(node, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        self.at = None
+        self.running = True
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while self.running and self.at is None:
+            try:
+                ready, _, _ = select.select([self.fd], [], [], 0.05)
+                if ready:
+                    os.read(self.fd, 24 * 64)
+            except BlockingIOError:
+                continue
+            except OSError:
+                self.at = monotonic()   # ENODEV (or the fd is gone)
+                return
+
+    def wait(self, timeout_s):
+        self.thread.join(timeout_s)
+        return self.at
+
+    def close(self):
+        self.running = False
+        self.thread.join(1)
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
