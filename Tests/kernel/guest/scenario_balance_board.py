@@ -306,6 +306,11 @@ def run(sc):
              uhid.event_nodes(uhid.hid_dir(NUNCHUK_ID)))
     if nunchuk:
         describe(sc, wrong, nunchuk)
+        listed = subprocess.run([k.CARBRIDGE, "devices", "--config", cb.config_path], capture_output=True, text=True,
+                                timeout=60).stdout
+        line = next((l for l in listed.split("\n") if nunchuk in l), "")
+        sc.note("carbridge devices: %s" % line)
+        sc.check(line.startswith("gamepad"), "`carbridge devices` classifies the Nunchuk node a gamepad (not a board)", line)
     mute = WiiBoard(NO_CALIB, answer_calibration=False, feed_hz=0)
     sc.cleanups.append(mute.close)
     # The driver waits 1 s for each read; it tries the extension twice (its first status reply queues a second
