@@ -144,6 +144,15 @@ public final class UdevWatcher {
         }
     }
 
+    /// The address (or serial) of the HID device an input node belongs to, for a driver that leaves the input
+    /// device's own `uniq` empty: hid-wiimote gives a balance board's node none, the HID device has `HID_UNIQ`.
+    private static func hidUniq(of device: OpaquePointer) -> String? {
+        guard let hid = udev_device_get_parent_with_subsystem_devtype(device, "hid", nil),
+              let value = udev_device_get_property_value(hid, "HID_UNIQ") else { return nil }
+        let uniq = String(cString: value)
+        return uniq.isEmpty ? nil : uniq
+    }
+
     private static func properties(of device: OpaquePointer) -> [String: String] {
         var properties: [String: String] = [:]
         var entry = udev_device_get_properties_list_entry(device)
@@ -186,7 +195,7 @@ public final class UdevWatcher {
                 name: name, vendor: vendor, product: product,
                 bustype: parentAttribute("id/bustype").flatMap { UInt16($0, radix: 16) },
                 subsystem: subsystem, syspath: syspath, devnode: devnode, idPath: properties["ID_PATH"],
-                uniq: parentAttribute("uniq").flatMap { $0.isEmpty ? nil : $0 },
+                uniq: parentAttribute("uniq").flatMap { $0.isEmpty ? nil : $0 } ?? hidUniq(of: device),
                 udevMountMatrix: properties["ACCEL_MOUNT_MATRIX"], properties: properties)
         case "iio":
             guard sysname.hasPrefix("iio:device") else { return nil }
