@@ -151,7 +151,8 @@ final class PadLightsRunTests: XCTestCase {
         try expectLight("0 255 0", "charging: driving again")
         try sysfs.write(battery + "/status", "Discharging\n")
         try sysfs.write(battery + "/capacity", "26\n")
-        try DriveTestSupport.run(loop, for: .milliseconds(100))
+        // Read every 10 ms: plenty of time to see 26 % (no event: the alarm is only re-armed).
+        try DriveTestSupport.run(loop, for: .milliseconds(300))
         try sysfs.write(battery + "/capacity", "19\n")
         try spin(loop) { batteryEvents.count == 3 }
         XCTAssertEqual(batteryEvents.last?.isLow, true, "again after it rose above 25 %")
