@@ -182,7 +182,7 @@ let package = Package(
             dependencies: ["CarSim", "DriveLink", "DriveCore", "DriveSystem", "DriveTestSupport", "CLinux"]),
         .testTarget(
             name: "DriveInputTests",
-            dependencies: ["DriveInput", "DriveInputModel", "DriveMapping", "DriveCore", "DriveSystem", "CLinux"],
+            dependencies: ["DriveInput", "DriveInputModel", "DriveMapping", "DriveCore", "DriveSystem", "CLinux", "DriveTestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DriveConfigTests",

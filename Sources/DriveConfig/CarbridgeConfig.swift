@@ -247,6 +247,22 @@ public struct CarbridgeConfig: Sendable {
         public var strength: Double = ConfigKeys.rumbleStrength.defaultValue
         /// `centring`: a racing wheel's centring spring while the engine is on, 0…1 of its force; 0 = never.
         public var centring: Double = ConfigKeys.centring.defaultValue
+        /// `lights`: show the car's status in the pad's coloured light.
+        public var lights: Bool = ConfigKeys.lights.defaultValue
+        /// `light_link_down`: the link to the car is down.
+        public var lightLinkDown: LightColour = ConfigKeys.lightLinkDown.defaultValue
+        /// `light_input_refused`: the car refuses motion while a driving input is lost.
+        public var lightInputRefused: LightColour = ConfigKeys.lightInputRefused.defaultValue
+        /// `light_battery_low`: this pad's battery is low.
+        public var lightBatteryLow: LightColour = ConfigKeys.lightBatteryLow.defaultValue
+        /// `light_driving`: engine on, speed above 0.
+        public var lightDriving: LightColour = ConfigKeys.lightDriving.defaultValue
+        /// `light_stopped`: engine on, speed 0.
+        public var lightStopped: LightColour = ConfigKeys.lightStopped.defaultValue
+        /// `light_engine_off`: engine off.
+        public var lightEngineOff: LightColour = ConfigKeys.lightEngineOff.defaultValue
+        /// `pad_low_battery`: a pad's battery at or below this many percent (not charging) is low; 0 = never.
+        public var padLowBattery: Int = ConfigKeys.padLowBattery.defaultValue
     }
 
     /// Where θ comes from.

@@ -278,6 +278,57 @@ public enum ConfigKeys {
         ],
         at: \.feedback.centring)
 
+    /// `[feedback] lights`.
+    public static let lights: ConfigKey<Bool> = .boolean(
+        "feedback", "lights", default: true,
+        doc: "Show the car's status in the pad's coloured light (a DualSense's lightbar, a DualShock 4's).",
+        details: [
+            "The first that holds: link down, input refused, pad battery low, driving, engine on and stopped,",
+            "engine off; each colour below. The pad's own colour comes back when it closes or carbridge stops.",
+            "Pads without such a light are skipped silently; writing it needs the udev rule (docs/deployment.md).",
+        ],
+        at: \.feedback.lights)
+
+    /// `[feedback] light_link_down`.
+    public static let lightLinkDown: ConfigKey<LightColour> = lightColour(
+        "light_link_down", default: "#ff0000", doc: "The light while the link to the car is down (nothing reaches the car).",
+        at: \.feedback.lightLinkDown)
+
+    /// `[feedback] light_input_refused`.
+    public static let lightInputRefused: ConfigKey<LightColour> = lightColour(
+        "light_input_refused", default: "#ff00ff",
+        doc: "The light while the car refuses to move because a driving input is lost (until it is back).",
+        at: \.feedback.lightInputRefused)
+
+    /// `[feedback] light_battery_low`.
+    public static let lightBatteryLow: ConfigKey<LightColour> = lightColour(
+        "light_battery_low", default: "#ff6000", doc: "The light while this pad's battery is low (pad_low_battery).",
+        at: \.feedback.lightBatteryLow)
+
+    /// `[feedback] light_driving`.
+    public static let lightDriving: ConfigKey<LightColour> = lightColour(
+        "light_driving", default: "#00ff00", doc: "The light while the engine is on and the speed above 0.",
+        at: \.feedback.lightDriving)
+
+    /// `[feedback] light_stopped`.
+    public static let lightStopped: ConfigKey<LightColour> = lightColour(
+        "light_stopped", default: "#006060", doc: "The light while the engine is on and the car stands (speed 0).",
+        at: \.feedback.lightStopped)
+
+    /// `[feedback] light_engine_off`.
+    public static let lightEngineOff: ConfigKey<LightColour> = lightColour(
+        "light_engine_off", default: "#303030", doc: "The light while the engine is off.", at: \.feedback.lightEngineOff)
+
+    /// `[feedback] pad_low_battery`.
+    public static let padLowBattery: ConfigKey<Int> = .integer(
+        "feedback", "pad_low_battery", default: 20, range: 0...95,
+        doc: "Warn when a pad's battery is at or below this many percent and not charging; 0 = never.",
+        details: [
+            "Read when the pad opens and every 30 s. The log, the live view and the dashboard warn once; again only",
+            "after the battery was above this + 5 % or the pad reconnected. The pad's light turns light_battery_low.",
+        ],
+        at: \.feedback.padLowBattery)
+
     // MARK: [steering]
 
     /// `[steering] source`.
@@ -672,8 +723,11 @@ public enum ConfigKeys {
         ConfigTableDeclaration("kiosk", doc: "Policies for an unattended exhibit.", keys: [sessionLimit]),
         ConfigTableDeclaration("car", doc: "What carbridge watches in the car's status lines.", keys: [lowBattery]),
         ConfigTableDeclaration(
-            "feedback", doc: "What the pad tells the driver (rumble, a wheel's centring).",
-            keys: [rumble, rumbleStrength, centring]),
+            "feedback", doc: "What the pad tells the driver (rumble, a wheel's centring, its light, its battery).",
+            keys: [
+                rumble, rumbleStrength, centring, lights, lightLinkDown, lightInputRefused, lightBatteryLow, lightDriving,
+                lightStopped, lightEngineOff, padLowBattery,
+            ]),
         ConfigTableDeclaration(
             "keyboard", doc: "The terminal keyboard (used when stdin is a terminal).", keys: [keyboardEnabled, steerStep]),
         ConfigTableDeclaration(
@@ -744,6 +798,21 @@ public enum ConfigKeys {
                     "\"\(text)\" names no device: give the pad's Bluetooth address (\"e4:17:d8:3a:9c:01\", as `carbridge devices` shows it under uniq) or uniq:SERIAL")
             }
             return parsed
+        }
+    }
+
+    /// A `[feedback]` light colour, `"#rrggbb"`.
+    private static func lightColour(
+        _ name: String, default value: String, doc: String,
+        at keyPath: WritableKeyPath<CarbridgeConfig, LightColour> & Sendable
+    ) -> ConfigKey<LightColour> {
+        ConfigKey("feedback", name, .string, default: .string(value), doc: doc, at: keyPath) {
+            scalar throws(ConfigValueError) in
+            let text = scalar.stringValue ?? ""
+            guard let colour = LightColour(hex: text) else {
+                throw ConfigValueError("\"\(text)\" is not a colour: write \"#rrggbb\", six hex digits (e.g. \"#ff8000\" for orange)")
+            }
+            return colour
         }
     }
 

@@ -446,7 +446,7 @@ final class DashboardLoop: RunSubscriber {
             metrics.carStatus(model.snapshot.carStatus)
         case .carBattery(let change, _):
             metrics.carLowBattery.record(change.isLow ? 1 : 0)
-        case .notice, .logLine, .device, .handsFree, .feedback, .join:
+        case .notice, .logLine, .device, .handsFree, .feedback, .join, .padBattery:
             break
         }
         // Only a change the browsers can see is published (the model's, or the frames kept here).

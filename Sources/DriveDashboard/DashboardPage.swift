@@ -187,6 +187,7 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
   <!-- The car's status (KEY=VALUE lines, docs/protocol.md §7) and the low-battery banner, which the grid
        puts above every section. -->
   <div id="battery-warning" class="hidden" role="alert"></div>
+  <div id="pad-battery-warning" class="hidden" role="status"></div>
   <section id="status-section">
     <h2>Car status</h2>
     <table id="car-status"></table>
@@ -194,6 +195,7 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
   </section>
   <style>
   #battery-warning { grid-column: 1 / -1; order: -1; padding: .6em 1em; border-radius: .6em; background: var(--bad); color: #300; font-weight: 700; font-size: 1.3em; }
+  #pad-battery-warning { grid-column: 1 / -1; order: -1; padding: .4em 1em; border-radius: .6em; background: var(--warn); color: #320; font-weight: 700; white-space: pre-line; }
   #car-status { font: 18px/1.4 ui-monospace, monospace; border-collapse: collapse; }
   #car-status th { text-align: left; color: var(--dim); font-weight: 400; padding-right: 1.2em; }
   #car-status tr.stale td { color: var(--dim); }
@@ -206,6 +208,10 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
     const warning = document.getElementById("battery-warning");
     warning.classList.toggle("hidden", !s.batteryWarning);
     warning.textContent = s.batteryWarning ? "⚠ " + s.batteryWarning : "";
+    // A pad's battery (one line each): the driver's to charge, the car drives on.
+    const pads = s.padBatteryWarnings || [], padWarning = document.getElementById("pad-battery-warning");
+    padWarning.classList.toggle("hidden", pads.length === 0);
+    padWarning.textContent = pads.map((text) => "⚠ " + text).join("\n");
     const table = document.getElementById("car-status"), rows = s.status || [];
     table.textContent = "";
     for (const entry of rows) {

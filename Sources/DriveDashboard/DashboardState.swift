@@ -85,6 +85,7 @@ package struct DashboardState: Sendable {
             }
         }
         if let warning = run.batteryWarning { out.field("batteryWarning", warning) }
+        if !run.padBatteryWarnings.isEmpty { out.stringArray("padBatteryWarnings", run.padBatteryWarnings) }
         out.stringArray("inputs", run.inputs)
         out.field("driver", driver ?? "")
         if let handsFree = run.handsFree {

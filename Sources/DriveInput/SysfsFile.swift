@@ -50,3 +50,21 @@ enum SysfsFile {
         return names.sorted()
     }
 }
+
+extension SysfsFile {
+    /// Writes `text` to the attribute `path` in one `write` (sysfs takes an attribute's value in one piece);
+    /// 0 when it was taken whole, else the errno of the open or the write. `O_TRUNC`, as a shell's `>` opens
+    /// it: sysfs ignores it, and a plain file (a test's tree) ends up holding just `text`.
+    static func write(_ path: String, _ text: String) -> Int32 {
+        let fd = cb_open(path, O_WRONLY | O_TRUNC | O_CLOEXEC, 0)
+        guard fd >= 0 else { return errno }
+        defer { Syscall.close(fd) }
+        var bytes = Array(text.utf8)
+        while true {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written == bytes.count { return 0 }
+            if written < 0, errno == EINTR { continue }
+            return written < 0 ? errno : EIO
+        }
+    }
+}

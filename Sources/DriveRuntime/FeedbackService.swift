@@ -1,7 +1,9 @@
 import DriveConfig
 import DriveCore
 import DriveInput
+import DriveInputModel
 import DriveSystem
+import Glibc
 import Logging
 
 /// Tells the driver what the car is doing: `FeedbackPlanner` over the run's events (a kiosk turn's warning
@@ -10,6 +12,11 @@ import Logging
 /// when a pad with `FF_RUMBLE` is opened (`RunEvent.device`) and closes when it goes. With
 /// `[steering] source = "wheel"` the wheel's centring (`WheelCentring`) is opened the same way and follows
 /// the planner's `centring`: on while the engine is on, off when it goes off.
+///
+/// Each open pad's light and battery (`PadSysfsWorker`, a thread per pad) are opened the same way: the light
+/// shows `PadLightPlanner`'s state in its `[feedback] light_…` colour, and a battery at or below
+/// `[feedback] pad_low_battery` (`PadBatteryAlarm`) is published as `RunEvent.padBattery`, logged, and turns
+/// that pad's light `light_battery_low`. The light's own colour is back when the pad closes or the run stops.
 public final class FeedbackService: RunService, RunSubscriber {
     public let name = "feedback"
     private let config: CarbridgeConfig
@@ -33,10 +40,39 @@ public final class FeedbackService: RunService, RunSubscriber {
     private var centringOpenings: [String: UInt64] = [:]
     /// Whether the centring was last set on (what a centring that opens later is given at once).
     private var centringOn = false
+    /// What the pads' lights show, but for each pad's battery.
+    private var lights = PadLightPlanner()
+    /// The open pads' lights and batteries, by device key.
+    private var pads: [String: PadOutputs] = [:]
+    /// Closed pads' workers still writing their lights' original values back (waited for at `stop`).
+    private var closingWorkers: [PadSysfsWorker] = []
+    /// Where the pads' sysfs is and how often batteries are read (a test's fixture tree and pace).
+    private let padOptions: PadSysfsWorker.Options
+    /// How long `stop` waits for the pads' lights to be put back.
+    static let restoreWait: Duration = .seconds(1)
 
-    /// Feedback for a run with `config`, publishing its cues to `events`.
-    public init(config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger) {
+    /// One open pad's light and battery.
+    private struct PadOutputs {
+        /// Which opening of the pad (a report of an earlier one is ignored).
+        var opening: UInt64
+        var worker: PadSysfsWorker
+        /// The pad in words, for the battery's messages.
+        var name: String
+        var battery: PadBatteryAlarm
+        /// What its light was last asked to show; nil: nothing yet.
+        var shown: PadLightState?
+        /// False once writing its light failed (left alone from then on).
+        var lightsWork = true
+    }
+
+    /// Feedback for a run with `config`, publishing its cues to `events`; the pads' lights and batteries are
+    /// found under `pads.sysfsRoot` (`/sys`) and read every `pads.batteryInterval` (30 s).
+    public init(
+        config: CarbridgeConfig, loop: EventLoop, events: RunEvents, logger: Logger,
+        pads: PadSysfsWorker.Options = PadSysfsWorker.Options()
+    ) {
         self.config = config
+        padOptions = pads
         self.loop = loop
         self.events = events
         self.logger = logger
@@ -55,6 +91,13 @@ public final class FeedbackService: RunService, RunSubscriber {
         centringOpenings.removeAll()
         for centring in centrings.values { centring.closeInBackground() }
         centrings.removeAll()
+        // After the loop: waiting here holds up no frame. A pad's driver that takes longer leaves its colour.
+        for pad in pads.values { pad.worker.close() }
+        closingWorkers += pads.values.map(\.worker)
+        pads.removeAll()
+        let deadline = Instant(nanoseconds: MonotonicClock.nanoseconds()).advanced(by: Self.restoreWait)
+        for worker in closingWorkers { worker.finish(waitingUntil: deadline) }
+        closingWorkers.removeAll()
     }
 
     public func receive(_ event: RunEvent) {
@@ -64,21 +107,30 @@ public final class FeedbackService: RunService, RunSubscriber {
             if let control = step.control, FeedbackPlanner.answers(control) {
                 tell(planner.handle(.applied(control), at: step.time))
             }
+            // Lost and restored input decide whether the car refuses motion (a light's state); a steer passes by.
+            switch step.control {
+            case .inputLost?: if lights.handle(.applied(.inputLost)) { updateLights() }
+            case .inputRestored?: if lights.handle(.applied(.inputRestored)) { updateLights() }
+            default: break
+            }
             follow(step.state, at: step.time)
         case .link(let state):
             tell(planner.handle(.link(up: state.isUp), at: loop.now()))
+            if lights.handle(.link(up: state.isUp)) { updateLights() }
         case .device(let change):
             guard let node = change.gamepadNode else { return }
             if change.opened {
                 openMotor(node, key: change.key)
                 openCentring(node, key: change.key)
+                openPad(node, key: change.key, name: change.description)
             } else {
                 closeMotor(key: change.key)
                 closeCentring(key: change.key)
+                closePad(key: change.key)
             }
         case .carBattery(let change, let time):
             tell(planner.handle(.carBattery(change), at: time))
-        case .carLine, .notice, .logLine, .handsFree, .feedback, .join, .linkStatistics:
+        case .carLine, .notice, .logLine, .handsFree, .feedback, .join, .linkStatistics, .padBattery:
             break
         }
     }
@@ -88,6 +140,7 @@ public final class FeedbackService: RunService, RunSubscriber {
         guard toldEngineAndSpeed?.engineOn != state.engineOn || toldEngineAndSpeed?.speed != state.speed else { return }
         toldEngineAndSpeed = (state.engineOn, state.speed)
         tell(planner.handle(.state(state), at: now))
+        if lights.handle(.state(state)) { updateLights() }
         if planner.centring != centringOn {
             centringOn = planner.centring
             for centring in centrings.values { centring.set(on: centringOn) }
@@ -156,6 +209,71 @@ public final class FeedbackService: RunService, RunSubscriber {
         centringOpenings[key] = nil
         guard let centring = centrings.removeValue(forKey: key) else { return }
         loop.execute { centring.closeInBackground() }
+    }
+
+    /// Starts the pad's light and battery worker when `[feedback] lights` is on or `pad_low_battery` above 0;
+    /// its light is asked for the current state at once (shown once the worker found it).
+    private func openPad(_ node: String, key: String, name: String) {
+        guard config.feedback.lights || config.feedback.padLowBattery > 0 else { return }
+        motorOpeningCount += 1
+        let opening = motorOpeningCount
+        var options = padOptions
+        options.lights = options.lights && config.feedback.lights
+        options.battery = options.battery && config.feedback.padLowBattery > 0
+        let worker = PadSysfsWorker.start(eventNode: node, options: options, loop: loop) { [weak self] report in
+            self?.padReported(report, key: key, opening: opening)
+        }
+        guard let worker else { return }
+        pads[key] = PadOutputs(
+            opening: opening, worker: worker, name: name, battery: PadBatteryAlarm(threshold: config.feedback.padLowBattery))
+        updateLights()
+    }
+
+    /// What a pad's worker found or read (ignored when that opening of the pad is closed).
+    private func padReported(_ report: PadSysfsWorker.Report, key: String, opening: UInt64) {
+        guard let pad = pads[key], pad.opening == opening else { return }
+        switch report {
+        case .found(let found):
+            if let light = found?.lights { logger.debug("lights: \(pad.worker.eventNode) has \(light.summary)") }
+            if let battery = found?.battery { logger.debug("battery: \(pad.worker.eventNode) has \(battery)") }
+        case .battery(let reading):
+            guard let change = pads[key]?.battery.observe(level: reading.level, charging: reading.charging) else { return }
+            let event = PadBatteryChange(
+                key: key, name: pad.name, level: reading.level, charging: reading.charging, isLow: change == .low)
+            if event.isLow {
+                logger.warning("\(event)")
+            } else {
+                logger.info("\(event)")
+            }
+            events.publish(.padBattery(event))
+            updateLights()
+        case .lightsFailed(let path, let error):
+            pads[key]?.lightsWork = false
+            let remedy = error == EROFS
+                ? "sysfs is read-only here: a systemd unit needs ReadWritePaths=/sys/devices beside ProtectKernelTunables="
+                : "the udev rule udev/70-carbridge.rules lets group carbridge write it"
+            let reason = String(cString: strerror(error))
+            logger.warning("lights: cannot write \(path) (\(reason)): the pad's light is left alone; \(remedy) (docs/deployment.md, Permissions)")
+        }
+    }
+
+    /// Asks each pad's light for what it should show, where that changed.
+    private func updateLights() {
+        guard config.feedback.lights else { return }
+        for (key, pad) in pads where pad.lightsWork {
+            let state = lights.state(batteryLow: pad.battery.isLow)
+            guard state != pad.shown else { continue }
+            pads[key]?.shown = state
+            pad.worker.show(state.colour(in: config.feedback))
+        }
+    }
+
+    /// The pad's worker puts its light back and ends on its own thread.
+    private func closePad(key: String) {
+        guard let pad = pads.removeValue(forKey: key) else { return }
+        pad.worker.close()
+        closingWorkers.removeAll { $0.isFinished }
+        closingWorkers.append(pad.worker)
     }
 
     private func closeMotor(key: String) {

@@ -31,6 +31,8 @@ public enum RunEvent {
     /// ready terminal lines (two modules a line, light modules as glyphs), so the live view draws it
     /// without a QR encoder of its own; nil: no join code is shown.
     case join(JoinInvitation?)
+    /// A pad's low-battery alarm changed (`[feedback] pad_low_battery`): raised or cleared.
+    case padBattery(PadBatteryChange)
 }
 
 /// An input device opened or closed, for the views and the feedback.
@@ -50,5 +52,34 @@ public struct InputDeviceChange: Hashable, Sendable {
         self.description = description
         self.gamepadNode = gamepadNode
         self.opened = opened
+    }
+}
+
+/// A pad's battery alarm raised or cleared, for the log and the views.
+public struct PadBatteryChange: Hashable, Sendable, CustomStringConvertible {
+    /// Which pad (its device key, as in `InputDeviceChange`).
+    public var key: String
+    /// The pad in words (`gamepad "DualSense Wireless Controller"`).
+    public var name: String
+    /// The battery's level, 0…100 %.
+    public var level: Int
+    /// Whether the pad charges.
+    public var charging: Bool
+    /// True when the alarm was raised, false when it was cleared.
+    public var isLow: Bool
+
+    /// A change of the pad `key`.
+    public init(key: String, name: String, level: Int, charging: Bool, isLow: Bool) {
+        self.key = key
+        self.name = name
+        self.level = level
+        self.charging = charging
+        self.isLow = isLow
+    }
+
+    /// `pad battery low: gamepad "DualSense Wireless Controller" at 15 %`, `… charging …`, `… recovered …`.
+    public var description: String {
+        let what = isLow ? "low" : charging ? "charging" : "recovered"
+        return "pad battery \(what): \(name) at \(level) %"
     }
 }

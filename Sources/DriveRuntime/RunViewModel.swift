@@ -23,6 +23,8 @@ public final class RunViewModel: RunSubscriber {
     public var noticeText: (String) -> String = { $0 }
     /// The open input devices, in the order they were opened.
     private var devices: [(key: String, description: String)] = []
+    /// The pads whose battery is low, with their warnings, in the order they warned.
+    private var padBatteryWarnings: [(key: String, text: String)] = []
 
     /// How many feedback events are kept (the oldest go first).
     public static let feedbackLimit = 10
@@ -66,6 +68,15 @@ public final class RunViewModel: RunSubscriber {
             devices.removeAll { $0.key == change.key }
             if change.opened { devices.append((change.key, change.description)) }
             snapshot.inputs = devices.map(\.description)
+            // A pad that went takes its battery warning with it (a reconnected pad reads its battery afresh).
+            if !change.opened, padBatteryWarnings.contains(where: { $0.key == change.key }) {
+                padBatteryWarnings.removeAll { $0.key == change.key }
+                snapshot.padBatteryWarnings = padBatteryWarnings.map(\.text)
+            }
+        case .padBattery(let change):
+            padBatteryWarnings.removeAll { $0.key == change.key }
+            if change.isLow { padBatteryWarnings.append((change.key, change.description)) }
+            snapshot.padBatteryWarnings = padBatteryWarnings.map(\.text)
         case .handsFree(let reading):
             guard reading != snapshot.handsFree else { return }
             snapshot.handsFree = reading

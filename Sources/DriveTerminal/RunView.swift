@@ -28,6 +28,7 @@ public enum RunView {
         if let rider = snapshot.handsFree { lines.append(riderLine(rider)) }
         if !snapshot.carStatus.isEmpty { lines.append("Car status: \(snapshot.carStatus.summary)") }
         if let warning = snapshot.batteryWarning { lines.append("!! \(warning)") }
+        for warning in snapshot.padBatteryWarnings { lines.append("!! \(warning)") }
         lines.append("")
         lines.append("From the car:")
         // The join URL takes a line of its own (`withJoin`).

@@ -27,6 +27,9 @@ public struct RunSnapshot: Sendable {
     public var carStatus = CarStatusTable()
     /// While the car's battery is low (`[car] low_battery`): the warning (`car battery low: BAT=6.71 (below 6.8)`).
     public var batteryWarning: String?
+    /// The pads whose battery is low (`[feedback] pad_low_battery`), one warning each
+    /// (`pad battery low: gamepad "DualSense Wireless Controller" at 15 %`).
+    public var padBatteryWarnings: [String] = []
     /// The most recent feedback events (what the pad's rumble plays), oldest first.
     public var feedback: [(time: Instant, event: FeedbackEvent)]
     /// The dashboard's join URL and its QR code for a terminal, while one is shown.
