@@ -48,6 +48,19 @@ MODELS = [
     ("ds4_usb", h.DualShock4USB, "a0:ab:51:00:00:03", (0x05, 4, 5), 110),
     ("ds4_bt", h.DualShock4Bluetooth, "a0:ab:51:00:00:06", (0x11, 6, 7), 110),
 ]
+# Where the light bar's colour is in each output report: (report id, index of the flags byte, the flag that
+# says the report sets the light bar, index of red). hid-playstation: struct dualsense_output_report_common
+# after the report id (USB) or id, seq_tag, tag (Bluetooth): valid_flag1 bit 2 (LIGHTBAR_CONTROL_ENABLE),
+# lightbar_red at +44. hid-sony: every DualShock 4 report carries the colour (flags bit 1), red at 6 (USB)
+# or 8 (Bluetooth).
+LIGHTBARS = {
+    "dualsense_bt": (0x31, 4, 0x04, 47),
+    "dualsense_usb": (0x02, 2, 0x04, 45),
+    "ds4_usb": (0x05, 1, 0x02, 6),
+    "ds4_bt": (0x11, 3, 0x02, 8),
+}
+ENGINE_OFF, DRIVING = (0x30, 0x30, 0x30), (0x00, 0xFF, 0x00)   # config/carbridge.toml's light_engine_off, light_driving
+LIGHT_BOUND_S = 2.0    # a state change -> the light bar's report (written off the loop, then the driver's work queue)
 
 
 def config(port):
@@ -95,6 +108,23 @@ def plug(sc, cb, pad, label):
     return nodes
 
 
+def lightbar(report, layout):
+    rid, flags, flag, red = layout
+    if not report or report[0] != rid or len(report) <= red + 2 or not report[flags] & flag:
+        return None
+    return tuple(report[red:red + 3])
+
+
+def wait_light(pad, layout, colour, since, timeout_s=LIGHT_BOUND_S):
+    """The first output report since `since` that sets the light bar to `colour`: (time, colour) or None."""
+    return k.wait_until(lambda: next(((t, lightbar(r, layout)) for t, r in pad.outputs_since(since)
+                                      if lightbar(r, layout) == colour), None), timeout_s)
+
+
+def lights_seen(pad, layout, since):
+    return [lightbar(r, layout) for _, r in pad.outputs_since(since) if lightbar(r, layout) is not None][-6:]
+
+
 def first_after(car, text, since):
     return next((f for f in car.frames() if f.t >= since and f.text == text), None)
 
@@ -109,8 +139,13 @@ def drive_model(sc, index, label, model, mac, layout, half):
     pad = h.SonyPad(model, mac)
     sc.cleanups.append(pad.destroy)
     sc.cleanups.append(lambda: sc.note("%s pad actions: %s" % (label, ["%.3f %s" % a for a in pad.actions])))
+    t_plug = monotonic()
     nodes = plug(sc, cb, pad, label)
     sc.note("%s: nodes %s, LEDs %s, battery %s" % (label, nodes, [os.path.basename(l) for l in pad.leds()], pad.battery_dir()))
+    light = LIGHTBARS[label]
+    got = wait_light(pad, light, ENGINE_OFF, t_plug)
+    sc.check(got is not None, "%s: the pad's light bar shows the engine off (%s) as the output report the device receives"
+             % (label, ENGINE_OFF), lights_seen(pad, light, t_plug))
     pad.report("at rest")
     time.sleep(GAP_S)
 
@@ -133,6 +168,10 @@ def drive_model(sc, index, label, model, mac, layout, half):
     time.sleep(GAP_S)
 
     t_throttle = pad.trigger(128, "R2 half")
+    got = wait_light(pad, light, DRIVING, t_throttle)
+    sc.check(got is not None, "%s: driving -> the light bar turns %s" % (label, DRIVING), lights_seen(pad, light, t_throttle))
+    if got is not None:
+        sc.metric("%s_light_after_throttle" % label, (got[0] - t_throttle) * 1000.0, "ms")
     time.sleep(GAP_S)
     t_right = pad.stick(255, 128, "stick right")
     time.sleep(GAP_S)
@@ -154,6 +193,11 @@ def drive_model(sc, index, label, model, mac, layout, half):
     t_term = cb.send_signal(signal.SIGTERM)
     status = cb.stop(signal.SIGTERM, 5)
     sc.check(status == 0, "%s: SIGTERM -> exit status 0" % label, "status %s" % status)
+    restored = k.wait_until(lambda: next((c for _, c in reversed([(t, lightbar(r, light)) for t, r in pad2.outputs_since(t_term)])
+                                          if c is not None), None), LIGHT_BOUND_S)
+    sc.check(restored is not None and restored != DRIVING,
+             "%s: carbridge's exit gives the light back (the colour the LED files held before it)" % label,
+             lights_seen(pad2, light, t_term))
     car.stop()
     time.sleep(0.3)
 

@@ -15,6 +15,7 @@ and a refused pad went unmentioned (run against that build, both checks failed).
 Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is given).
 """
 import os, re, signal, time
+from kharness import monotonic
 import kharness as k
 import hid_devices as h
 from scenario_sony_pads import PORT, GAP_S, HOTPLUG_S, start_run, plug, first_after, stop_after, load_drivers
@@ -27,7 +28,7 @@ def tilt_config(port):
                          url="tcp://127.0.0.1:%d" % port).replace('tilt_axes = "x,z"', 'tilt_axes = "x,y"')
 
 
-def tilt_model(sc, index, label, model, mac, roll, expected, refused=None):
+def tilt_model(sc, index, label, model, mac, roll, expected, refused=None, battery_low=False):
     """Steering by the pad's own Motion Sensors with `accelerometer = "auto"` while another accelerometer (a
     uinput motion sensor, as a laptop's) is there first: the pad's own must steer, whichever of its nodes the
     driver made first (hid-playstation: the pad, then its sensors; hid-sony: the sensors, then the pad)."""
@@ -38,9 +39,17 @@ def tilt_model(sc, index, label, model, mac, roll, expected, refused=None):
     picked_foreign = k.wait_until(lambda: cb.log_lines(r'accelerometer: "Laptop Motion Sensor"'), HOTPLUG_S)
     sc.check(bool(picked_foreign), "%s: with no pad yet, `auto` takes the other accelerometer" % label)
     pad = h.SonyPad(model, mac)
+    if battery_low:
+        pad.dev.battery.capacity = 10          # the report's nibble 1: hid-playstation makes it 15 %
+        pad.dev.battery.cable_connected = False   # discharging
     sc.cleanups.append(pad.destroy)
     sc.cleanups.append(lambda: sc.note("%s pad actions: %s" % (label, ["%.3f %s" % a for a in pad.actions])))
+    t_plug = monotonic()
     nodes = plug(sc, cb, pad, label)
+    if battery_low:
+        warned = k.wait_until(lambda: cb.log_lines(r"pad battery low.*15 %", t_plug - 0.5), 10.0)
+        sc.check(bool(warned), "%s: a pad about to die (15 %%, discharging) is a warning in the log" % label,
+                 [l for _, l in cb.log_lines(r"battery", t_plug - 0.5)][-3:])
     own = k.wait_until(lambda: cb.log_lines(r'accelerometer: ".*Motion Sensors" \(%s\) picked' % re.escape(nodes["motion"])), HOTPLUG_S)
     sc.check(bool(own), "%s: carbridge steers by the pad's own Motion Sensors (%s), not the other accelerometer"
              % (label, nodes["motion"]), [l for _, l in cb.log_lines(r"accelerometer")][-3:])
@@ -104,5 +113,5 @@ def refuse(sc, cb, pad, mac):
 
 def run(sc):
     load_drivers(sc)
-    tilt_model(sc, 10, "tilt_dualsense_bt", h.DualSenseBluetooth, "a0:ab:51:00:00:04", 30, "R,1,10,1")
+    tilt_model(sc, 10, "tilt_dualsense_bt", h.DualSenseBluetooth, "a0:ab:51:00:00:04", 30, "R,1,10,1", battery_low=True)
     tilt_model(sc, 11, "tilt_ds4_usb", h.DualShock4USB, "a0:ab:51:00:00:05", -70, "L,-2,10,1", refused="a0:ab:51:00:00:09")
