@@ -24,6 +24,7 @@ from hidtools.uhid import UHIDDevice              # noqa: E402
 from hidtools.device import sony_gamepad as sony   # noqa: E402
 import kharness as k                                # noqa: E402
 from kharness import monotonic                      # noqa: E402
+import uhid                                         # noqa: E402  (the raw devices' sysfs lookups, shared)
 
 UHID_DESTROY, UHID_INPUT2 = 1, 12
 
@@ -122,6 +123,7 @@ class SonyPad:
         self.hid_dir = None
         self.send_lock = threading.Lock()
         self.streaming = False
+        self.hangup = None
 
     def create(self):
         t = monotonic()
@@ -150,45 +152,29 @@ class SonyPad:
 
     def _hid_dir(self):
         if self.hid_dir is None:
-            found = [d for d in glob.glob("/sys/bus/hid/devices/*")
-                     if os.path.exists(d + "/uevent") and ("HID_UNIQ=" + self.mac) in open(d + "/uevent").read()]
-            self.hid_dir = os.path.realpath(found[0]) if found else None
+            self.hid_dir = uhid.hid_dir(self.mac)
         return self.hid_dir
 
     def nodes(self):
         """{"pad"|"motion"|"touchpad": "/dev/input/eventN"} for the nodes the driver made so far."""
-        hid = self._hid_dir()
         roles = {}
-        if hid is None:
-            return roles
-        for ev in glob.glob(hid + "/input/input*/event*"):
-            try:
-                name = open(os.path.dirname(ev) + "/name").read().strip()
-            except OSError:
-                continue
+        for name, node in uhid.event_nodes(self._hid_dir()).items():
             role = "motion" if name.endswith("Motion Sensors") else "touchpad" if name.endswith("Touchpad") else "pad"
-            if os.path.exists("/dev/input/" + os.path.basename(ev)):
-                roles[role] = "/dev/input/" + os.path.basename(ev)
+            roles[role] = node
         return roles
 
     def wait_nodes(self, roles=("pad", "motion", "touchpad"), timeout_s=15.0):
         return k.wait_until(lambda: self.nodes() if all(r in self.nodes() for r in roles) else None, timeout_s)
 
     def watch_removal(self, node):
-        """Blocks a thread in read(2) on `node` until the kernel hangs it up (ENODEV): `removed_at` is then the
-        moment userspace can first learn of the unplug. A DualSense's removal takes the driver through its
-        LEDs, battery and three input devices first, which in a TCG guest takes a while after UHID_DESTROY."""
-        self.removed_at = None
-        fd = os.open(node, os.O_RDONLY | os.O_CLOEXEC)
-        def wait():
-            try:
-                while os.read(fd, 24 * 64):
-                    pass
-            except OSError:
-                pass
-            self.removed_at = monotonic()
-            os.close(fd)
-        threading.Thread(target=wait, daemon=True).start()
+        """Notes when the kernel hangs `node` up (`uhid.HangupWatch`): `removed_at` is then the moment userspace
+        can first learn of the unplug. A DualSense's removal takes the driver through its LEDs, battery and
+        three input devices first, which in a TCG guest takes a while after UHID_DESTROY."""
+        self.hangup = uhid.HangupWatch(node)
+
+    @property
+    def removed_at(self):
+        return self.hangup.at if self.hangup else None
 
     def outputs_since(self, since):
         """[(receive time, report bytes)] of the output reports the driver sent the device since `since`."""

@@ -28,8 +28,9 @@ Run by scenarios.py (its __main__ loads scenario_NAME.py for the names it is giv
 """
 import os, re, signal, subprocess, time
 import kharness as k
-from kharness import Carbridge, monotonic
+from kharness import monotonic
 import hid_devices as h
+from scenario_rumble import start_run   # a TCP car and carbridge connected to it, the handshake checked
 
 TITLE = "DualSense (hid-playstation, USB + Bluetooth) and DualShock 4 (hid-sony) on uhid: drive, trigger, rumble bytes, unplug -> stop"
 PORT = 47060
@@ -75,24 +76,6 @@ def motors(report, layout):
     if not report or report[0] != rid or len(report) <= max(right, left):
         return None
     return report[right], report[left]
-
-
-def start_run(sc, label, port, cfg):
-    work = os.path.join(sc.work, label)
-    os.makedirs(work, exist_ok=True)
-    os.chmod(work, 0o777)
-    car = k.TcpCar(os.path.join(work, "car.log"), port)
-    sc.require(car.start(), "%s: the TCP car listens on 127.0.0.1:%d" % (label, port))
-    sc.cleanups.append(car.stop)
-    cb = Carbridge(work, cfg)
-    cb.start()
-    sc.cleanups.append(lambda: cb.stop(signal.SIGTERM, 5))
-    k.wait_until(lambda: car.connected() or not cb.alive(), 45)
-    sc.require(car.connected(), "%s: carbridge connects to the TCP car" % label, "exit status %s" % (cb.proc.poll(),))
-    first = car.wait_frame(lambda f: True, 0, 5.0)
-    sc.check(first is not None and first.text == "E,0,0,0", "%s: handshake E,0,0,0 first" % label,
-             first.text if first else "nothing")
-    return car, cb
 
 
 def plug(sc, cb, pad, label):

@@ -453,6 +453,45 @@ def scenario_8(sc):
              "the unprivileged carbridge reads the IIO accelerometer: tilt right -> R,1,10,1")
     t = pad.press(e.BTN_START, "engine off")
     sc.check(car.log.wait_frame(lambda f: f.text == "E,0,0,0", t, 1.5) is not None, "Engine off -> E,0,0,0")
+    pad_light_rule(sc, group)
+
+
+def pad_light_rule(sc, group):
+    """The rules' LED lines under the guest's real udev: a DualSense made by hid-playstation (on uhid) gets its
+    light bar's brightness and multi_intensity in `group`, group-writable, and the unprivileged user can set the
+    colour; its player LEDs stay root's."""
+    import hid_devices as h
+    for module in ("uhid", "hid-playstation"):
+        subprocess.run(["modprobe", module], capture_output=True)
+    pad = h.SonyPad(h.DualSenseBluetooth, "a0:ab:51:00:00:08")
+    sc.cleanups.append(pad.destroy)
+    pad.create()
+    sc.require(bool(pad.wait_nodes()), "a DualSense (hid-playstation on uhid) for the LED rule")
+    subprocess.run(["udevadm", "settle", "-t", "10"])
+    leds = pad.leds()
+    bar = next((l for l in leds if l.endswith(":rgb:indicator")), None)
+    player = next((l for l in leds if ":white:player-" in l), None)
+    sc.require(bar is not None, "hid-playstation made the light bar's LED", leds)
+    def owned(path):
+        st = os.stat(path)
+        return grp.getgrgid(st.st_gid).gr_name == group and bool(st.st_mode & 0o020)
+    for name in ("brightness", "multi_intensity"):
+        ok = k.wait_until(lambda: owned(os.path.join(bar, name)), 5.0)
+        st = os.stat(os.path.join(bar, name))
+        sc.check(ok, "the rule gives %s's %s to group %s, group-writable" % (os.path.basename(bar), name, group),
+                 "mode %o group %s" % (st.st_mode & 0o777, grp.getgrgid(st.st_gid).gr_name))
+    if player is not None:
+        sc.check(not owned(os.path.join(player, "brightness")), "the player LEDs stay root's")
+    since = monotonic()
+    wrote = subprocess.run(["setpriv", "--reuid", "driver", "--regid", "driver", "--init-groups", "--", "sh", "-c",
+                            "echo '0 255 0' > %s/multi_intensity && echo 255 > %s/brightness" % (bar, bar)],
+                           capture_output=True, text=True)
+    sc.check(wrote.returncode == 0, "the user in group %s sets the light bar's colour" % group, wrote.stderr.strip())
+    got = k.wait_until(lambda: next((r for _, r in pad.outputs_since(since)
+                                     if r[0] == 0x31 and r[4] & 0x04 and tuple(r[47:50]) == (0, 255, 0)), None), 3.0)
+    sc.check(got is not None, "and the pad receives it (its output report's light bar: 00 ff 00)",
+             [r.hex()[:100] for _, r in pad.outputs_since(since)][-2:])
+    pad.destroy()
 
 
 MAX_IN_FLIGHT = 2       # [link] max_in_flight, the default: motion frames allowed in carbridge's kernel queue
