@@ -52,31 +52,8 @@ STOP_BOUND_MS = 100.0
 NOTIFY_PATH = "/tmp/kt/notify-switch-pro"
 GAP_S = 0.3
 
-CONFIG = """[link]
-url = "tcp://127.0.0.1:%d"
-
-[drive]
-period_ms = 50
-max_speed = 240
-on_input_lost = "stop"
-hysteresis_deg = 2.0
-idle_timeout_s = 0
-
-[devices]
-gamepad = "auto"
-
-[steering]
-source = "stick"
-mode = "x"
-axis_x = "ABS_X"
-deadzone = 0.1
-input_timeout_ms = 500
-
-[buttons]
-BTN_START = "engine"
-BTN_TR = "speed_up"
-BTN_TL = "speed_down"
-""" % PORT
+# kharness's config (stick steering on ABS_X, + = engine, R/L = speed) for the TCP car, any pad
+CONFIG = k.base_config(None, gamepad="auto", url="tcp://127.0.0.1:%d" % PORT)
 
 
 def kernel_log(pattern):

@@ -18,6 +18,7 @@ driver writes through usbhid's interrupt OUT pipe). f_hid answers a GET_REPORT w
 stops the reader and closes the fd before it unbinds, so nothing reads a function that is being torn down.
 """
 import glob, os, select, subprocess, threading, time
+import kharness as k
 
 CONFIGFS = "/sys/kernel/config"
 GADGETS = CONFIGFS + "/usb_gadget"
@@ -29,13 +30,8 @@ def monotonic():
     return time.monotonic()
 
 
-def _wait(predicate, timeout_s, step_s=0.01):
-    end = monotonic() + timeout_s
-    while True:
-        value = predicate()
-        if value or monotonic() >= end:
-            return value
-        time.sleep(step_s)
+def _wait(predicate, timeout_s):
+    return k.wait_until(predicate, timeout_s, step_s=0.01)
 
 
 def _write(path, value):
