@@ -76,7 +76,7 @@ package final class Dashboard: RunSessionExtension {
             server = DashboardServer(
                 access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
                 metrics: metrics, joins: joins, tiltHz: settings.tiltHz, phoneTimeout: phone.inputTimeout, certificate: certificate,
-                camera: settings.cameraURL)
+                camera: settings.cameraURL, logger: logger)
             port = try server.start(address: address)
         } catch {
             // The run's subscribers keep the loop side, which keeps the bridge: leave them.

@@ -30,6 +30,11 @@ package final class DashboardMetrics: Sendable {
     private let carStatusGauges: CarStatusGauges
     let joins: CoreMetrics.Counter
     let joinsRefused: CoreMetrics.Counter
+    let throttledAttempts: CoreMetrics.Counter
+    let refusedConnections: [String: CoreMetrics.Counter]
+
+    /// The reasons `carbridge_dashboard_closed_connections_total` has a series for.
+    package static let closedConnectionReasons = ["address_limit", "head_timeout", "head_too_long"]
 
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]
@@ -53,6 +58,9 @@ package final class DashboardMetrics: Sendable {
         "carbridge_car_low_battery": "1 while the car's battery is below [car] low_battery, else 0.",
         "carbridge_dashboard_joins_total": "Phones logged in with a join code (the QR code).",
         "carbridge_dashboard_join_refused_total": "Join requests refused (a spent, old or wrong code, or joining off).",
+        "carbridge_dashboard_throttled_attempts_total": "Login and join attempts refused unchecked: too many from one address (429).",
+        "carbridge_dashboard_closed_connections_total":
+            "Connections closed by the dashboard's limits: over the per-address limit, a request head too slow or too long.",
     ]
 
     /// Makes every metric in a new registry.
@@ -87,6 +95,13 @@ package final class DashboardMetrics: Sendable {
         carStatusGauges = CarStatusGauges(registry: registry)
         joins = CoreMetrics.Counter(label: "carbridge_dashboard_joins_total", factory: factory)
         joinsRefused = CoreMetrics.Counter(label: "carbridge_dashboard_join_refused_total", factory: factory)
+        throttledAttempts = CoreMetrics.Counter(label: "carbridge_dashboard_throttled_attempts_total", factory: factory)
+        var closed: [String: CoreMetrics.Counter] = [:]
+        for reason in Self.closedConnectionReasons {
+            closed[reason] = CoreMetrics.Counter(
+                label: "carbridge_dashboard_closed_connections_total", dimensions: [("reason", reason)], factory: factory)
+        }
+        refusedConnections = closed
         for (name, gauge) in linkStates { gauge.record(name == "down" ? 1 : 0) }
         linkUp.record(0)
         speed.record(0)

@@ -56,6 +56,7 @@ enum DashboardPage {
 body { margin:0; background:var(--bg); color:var(--text); font:18px/1.35 system-ui, sans-serif; }
 header { display:flex; flex-wrap:wrap; gap:.6em 1.2em; align-items:center; padding:.6em 1em; background:var(--panel); }
 header h1 { font-size:1.3em; margin:0; }
+.spaced { margin-top:.8em; }
 .badge { font-weight:700; font-size:1.5em; padding:.1em .5em; border-radius:.3em; background:#2a3038; }
 .badge.on, .badge.up { background:var(--ok); color:#062; }
 .badge.connecting { background:var(--warn); color:#430; }
@@ -178,9 +179,9 @@ footer { padding:.4em 1em 1em; color:var(--dim); font-size:.8em; overflow-wrap:a
   <section>
     <h2>Inputs</h2>
     <ul class="log" id="inputs"></ul>
-    <h2 style="margin-top:.8em">Pad feedback</h2>
+    <h2 class="spaced">Pad feedback</h2>
     <ul class="log" id="feedback"></ul>
-    <h2 style="margin-top:.8em">Notices</h2>
+    <h2 class="spaced">Notices</h2>
     <ul class="log" id="notices"></ul>
     <ul class="log" id="rejections"></ul>
   </section>

@@ -39,18 +39,33 @@ package final class DashboardServer: @unchecked Sendable {
     private let camera: CameraURL?
     private let pageHTML: String
     private let driverHTML: String
+    private let pagePolicy: ContentSecurityPolicy
+    private let driverPolicy: ContentSecurityPolicy
+    private let logger: Logger
+    private let limits: DashboardLimits
+    private let connections: ConnectionTable
+    private let loginGate: AttemptGate
+    private let joinGate: AttemptGate
+    private let closeLog = LogBurst()
     private var scheme: String { certificate == nil ? "http" : "https" }
     private var group: MultiThreadedEventLoopGroup?
     private var task: Task<Void, Never>?
     private var taskEnd: Handoff<Bool>?
 
     /// Creates a server (nothing listens until `start`): HTTPS with `certificate`, else HTTP; the page shows
-    /// `camera` when set; `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code).
+    /// `camera` when set; `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code);
+    /// `limits`: what one client gets before it is refused; `logger`: where refusals are told.
     package init(
         access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
         joins: JoinCodes? = nil, tiltHz: Int = 20, phoneTimeout: Duration = .milliseconds(500),
-        certificate: DashboardCertificate? = nil, camera: CameraURL? = nil
+        certificate: DashboardCertificate? = nil, camera: CameraURL? = nil, limits: DashboardLimits = DashboardLimits(),
+        logger: Logger = Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() }
     ) {
+        self.limits = limits
+        self.logger = logger
+        connections = ConnectionTable(perAddress: limits.connectionsPerAddress)
+        loginGate = AttemptGate(AttemptLimiter(burst: limits.attemptBurst, interval: limits.attemptInterval))
+        joinGate = AttemptGate(AttemptLimiter(burst: limits.attemptBurst, interval: limits.attemptInterval))
         self.joins = joins
         self.tiltHz = tiltHz
         self.phoneTimeout = phoneTimeout
@@ -62,6 +77,8 @@ package final class DashboardServer: @unchecked Sendable {
         self.camera = camera
         pageHTML = DashboardPage.render(camera: camera, fingerprint: certificate?.fingerprint)
         driverHTML = DriverPage.html
+        pagePolicy = ContentSecurityPolicy(html: pageHTML, camera: camera)
+        driverPolicy = ContentSecurityPolicy(html: driverHTML)
     }
 
     /// Starts listening on `address` and returns the bound port once it does (at most 5 s); throws when
@@ -72,15 +89,25 @@ package final class DashboardServer: @unchecked Sendable {
         let outcome = Handoff<Result<Int, DashboardError>>()
         let wsConfiguration = WebSocketServerConfiguration(
             maxFrameSize: ClientMessage.frameLimit, autoPing: .enabled(timePeriod: .seconds(10)), closeTimeout: .seconds(2))
-        var server: HTTPServerBuilder = .http1WebSocketUpgrade(configuration: .init(ws: wsConfiguration)) { [self] head, channel, _ in
-            upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
-        }
-        if let certificate {
-            do {
-                server = try .tls(server, tlsConfiguration: certificate.serverConfiguration)
-            } catch {
-                throw DashboardError("cannot serve HTTPS on \(address): \(error)")
+        // The parser's own limits sit inside the guard's limit on the whole head, which answers first.
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: limits.headBytes, maxHeaderListSize: limits.headBytes, maxHeaderFieldCount: 100))
+        let channelConfiguration = HTTP1WebSocketUpgradeChannel.Configuration(http1: http1, ws: wsConfiguration)
+        // A certificate swift-nio-ssl cannot load fails `app.run`, which `start` reports as "cannot listen on …".
+        let tls = certificate?.serverConfiguration
+        let guardLimits = ConnectionGuard.Limits(
+            headTimeout: .nanoseconds(limits.headTimeout.nanoseconds), headLimit: limits.headBytes)
+        let report: @Sendable (ConnectionGuard.Event) -> Void = { [self] event in closed(event) }
+        let server = HTTPServerBuilder { [self, connections] responder in
+            let base = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: channelConfiguration) { [self] head, channel, _ in
+                upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
             }
+            // Behind TLS, so the guard reads the request in clear; its clock starts before the handshake.
+            let guarded = GuardedChannel(base: base, table: connections, limits: guardLimits, report: report)
+            if let tls { return try TLSChannel(guarded, tlsConfiguration: tls) }
+            return guarded
         }
         let app = Application(
             router: makeRouter(),
@@ -131,17 +158,19 @@ package final class DashboardServer: @unchecked Sendable {
 
     // MARK: HTTP
 
-    private func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.get("/") { [self] request, _ -> Response in
+    private func makeRouter() -> Router<DashboardRequestContext> {
+        let router = Router(context: DashboardRequestContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
+        router.get("/") { [self] request, context -> Response in
             if let token = request.uri.queryParameters.get("token") {
-                return login(token: token)
+                return login(token: token, from: context.clientAddress)
             }
             return page()
         }
         router.get("/drive") { [self] _, _ -> Response in
             var headers = Self.securityHeaders()
             headers[.contentType] = "text/html; charset=utf-8"
+            headers[.contentSecurityPolicy] = driverPolicy.header
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: driverHTML)))
         }
         router.get("/manifest.webmanifest") { _, _ -> Response in
@@ -150,19 +179,18 @@ package final class DashboardServer: @unchecked Sendable {
         router.get("/icon.svg") { _, _ -> Response in
             Self.asset(DriverPage.icon, type: "image/svg+xml")
         }
-        router.get("/join") { [self] request, _ -> Response in
-            join(code: request.uri.queryParameters.get("code") ?? "")
+        router.get("/join") { [self] request, context -> Response in
+            join(code: request.uri.queryParameters.get("code") ?? "", from: context.clientAddress)
         }
-        router.post("/login") { [self] request, _ -> Response in
+        router.post("/login") { [self] request, context -> Response in
             let body = try await request.body.collect(upTo: 1024)
             let form = String(buffer: body)
             let token = Self.formValue("token", in: form) ?? ""
-            return login(token: token)
+            return login(token: token, from: context.clientAddress)
         }
         router.get("/metrics") { [self] _, _ -> Response in
-            var headers = HTTPFields()
+            var headers = Self.securityHeaders()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-            headers[.cacheControl] = "no-store"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
         }
         // A request for /ws that was not upgraded: a foreign Origin, or not a WebSocket handshake.
@@ -179,7 +207,7 @@ package final class DashboardServer: @unchecked Sendable {
     private func page() -> Response {
         var headers = Self.securityHeaders()
         headers[.contentType] = "text/html; charset=utf-8"
-        headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(camera: camera)
+        headers[.contentSecurityPolicy] = pagePolicy.header
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: pageHTML)))
     }
 
@@ -190,10 +218,11 @@ package final class DashboardServer: @unchecked Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    private func login(token: String) -> Response {
+    private func login(token: String, from address: String) -> Response {
         guard access.controls, access.token != nil else {
             return Self.text(.notFound, "no token is configured: there is nothing to log in to\n")
         }
+        if let refusal = throttle(loginGate, address, what: "login") { return refusal }
         guard access.tokenMatches(token) else {
             metrics.rejectedMessages.increment()
             return Self.text(.forbidden, "wrong token\n")
@@ -206,11 +235,12 @@ package final class DashboardServer: @unchecked Sendable {
 
     /// A phone's one-time join: the current code gets a driver's session (drive and watch only) and the
     /// driver's page, and the next code is shown; any other code is refused with a sentence a person can act on.
-    private func join(code: String) -> Response {
+    private func join(code: String, from address: String) -> Response {
         guard let joins else {
             metrics.joinsRefused.increment()
             return Self.text(.notFound, "joining by QR code is off on this dashboard ([dashboard] join)\n")
         }
+        if let refusal = throttle(joinGate, address, what: "join") { return refusal }
         guard joins.redeem(code) else {
             metrics.joinsRefused.increment()
             return Self.text(.forbidden, "this join code was already used (or is not one): scan the code shown now\n")
@@ -225,27 +255,64 @@ package final class DashboardServer: @unchecked Sendable {
         return Response(status: .seeOther, headers: headers)
     }
 
+    /// nil when `address` may make this attempt; else the `429` that refuses it unchecked (and, for the first
+    /// refusal of a burst, one line in the log).
+    private func throttle(_ gate: AttemptGate, _ address: String, what: String) -> Response? {
+        guard case .refuse(let retryAfter, let firstOfBurst) = gate.attempt(from: address, at: Self.now()) else { return nil }
+        metrics.throttledAttempts.increment()
+        let seconds = max(1, Int((retryAfter.nanoseconds + 999_999_999) / 1_000_000_000))
+        if firstOfBurst {
+            logger.warning(
+                "dashboard: too many \(what) attempts from \(address): refused unchecked from now on (\(limits.attemptBurst) at once, then one every \(Int(limits.attemptInterval.milliseconds)) ms)")
+        }
+        var response = Self.text(.tooManyRequests, "too many \(what) attempts from this address: try again in \(seconds) s\n")
+        response.headers[.retryAfter] = String(seconds)
+        return response
+    }
+
+    /// A connection the guard closed: counted, and told in the log at most once in a while (a flood would
+    /// otherwise write one line per connection).
+    private func closed(_ event: ConnectionGuard.Event) {
+        let reason: String
+        let line: String
+        switch event {
+        case .refused(let address, let firstOfBurst):
+            reason = "address_limit"
+            line = "dashboard: \(address) holds \(limits.connectionsPerAddress) connections already: closing its new ones"
+            if !firstOfBurst {
+                metrics.refusedConnections[reason]?.increment()
+                return
+            }
+        case .headTimedOut(let address):
+            reason = "head_timeout"
+            line = "dashboard: \(address) sent no complete request within \(Int(limits.headTimeout.milliseconds)) ms: closed"
+        case .headTooLong(let address):
+            reason = "head_too_long"
+            line = "dashboard: \(address) sent a request head over \(limits.headBytes) bytes: closed"
+        }
+        metrics.refusedConnections[reason]?.increment()
+        if closeLog.allow(reason, at: Self.now()) { logger.warning("\(line)") }
+    }
+
     /// True for an address of this machine's loopback (127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6).
     static func isLoopback(_ address: String?) -> Bool {
         guard let address else { return false }
         return address.hasPrefix("127.") || address == "::1" || address.hasPrefix("::ffff:127.")
     }
 
+    /// The headers of every response: never cached (state and session pages), nothing sniffed, no `Referer`
+    /// (a `/?token=…` or `/join?code=…` address never leaks to another site), never framed. A page replaces the
+    /// policy with its own (`ContentSecurityPolicy`).
     static func securityHeaders() -> HTTPFields {
         var headers = HTTPFields()
         headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = contentSecurityPolicy(camera: nil)
+        headers[.contentSecurityPolicy] = ContentSecurityPolicy.noPage
         headers[.xContentTypeOptions] = "nosniff"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        headers[HTTPField.Name("Cross-Origin-Opener-Policy")!] = "same-origin"
+        headers[HTTPField.Name("Cross-Origin-Resource-Policy")!] = "same-origin"
         return headers
-    }
-
-    /// The pages' policy: nothing but their own inline code, their WebSocket and form, the driver's page's
-    /// manifest and icon, and images from `data:` and the camera's origin (exactly that one) when there is a camera.
-    static func contentSecurityPolicy(camera: CameraURL?) -> String {
-        let images = camera.map { "data: 'self' \($0.origin)" } ?? "data: 'self'"
-        return "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src \(images); connect-src 'self'; "
-            + "manifest-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     }
 
     static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {

@@ -1,0 +1,21 @@
+import DriveCore
+
+/// What the dashboard gives one client before refusing it: the limits that keep a hostile or broken client on
+/// the kiosk's network from starving the driver's page or guessing the token (docs/security.md).
+package struct DashboardLimits: Sendable {
+    /// Connections one address may hold open (HTTP and WebSocket together); a phone's browser needs a few.
+    package var connectionsPerAddress = 16
+    /// Time from a connection to the end of its first request head (its TLS handshake included).
+    package var headTimeout: Duration = .seconds(10)
+    /// The most bytes of a request head (the parser's own limits on one header and on all of them are within it).
+    package var headBytes = 16 * 1024
+    /// A keep-alive connection with no request for this long is closed.
+    package var idleTimeout: Duration = .seconds(30)
+    /// Login (token) and join (code) attempts one address may make at once…
+    package var attemptBurst = 5
+    /// …and then one every this long.
+    package var attemptInterval: Duration = .seconds(2)
+
+    /// The defaults.
+    package init() {}
+}
