@@ -1,3 +1,5 @@
+import DriveCore
+import DriveSystem
 import HummingbirdCore
 import Logging
 import NIOCore
@@ -5,7 +7,8 @@ import NIOCore
 /// The dashboard's limits on a connection before HTTP sees it, at the front of its pipeline (behind TLS, so it
 /// reads the request in clear):
 ///
-/// - an address already holding `ConnectionTable.perAddress` connections has this one closed at once;
+/// - an address already holding `ConnectionTable.perAddress` connections, or opening them faster than the
+///   table's rate, has this one closed at once;
 /// - the first request head must be complete within `headTimeout` of the connection (a slowloris client that
 ///   sends a header line now and then, or nothing at all, or never finishes its TLS handshake, is answered
 ///   `408` and closed);
@@ -30,10 +33,14 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
     enum Event: Sendable {
         /// A connection past the address's limit was closed (`firstOfBurst`: the first since it was last accepted).
         case refused(address: String, firstOfBurst: Bool)
+        /// A connection past the address's rate was closed.
+        case tooFast(address: String, firstOfBurst: Bool)
         /// A request head was not complete in time.
         case headTimedOut(address: String)
         /// A request head was too long.
         case headTooLong(address: String)
+        /// A WebSocket sent far more messages than any page does (closed by the server, not the guard).
+        case messageFlood(address: String)
     }
 
     private enum State {
@@ -84,10 +91,14 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         guard case .idle = state else { return }
         let address = Self.key(context.channel.remoteAddress)
         self.address = address
-        switch table.open(from: address) {
-        case .refuse(let first):
+        switch table.open(from: address, at: Instant(nanoseconds: MonotonicClock.nanoseconds())) {
+        case .refuseOpen(let first):
             state = .closing
             report(.refused(address: address, firstOfBurst: first))
+            context.close(promise: nil)
+        case .refuseRate(let first):
+            state = .closing
+            report(.tooFast(address: address, firstOfBurst: first))
             context.close(promise: nil)
         case .accept:
             counted = true

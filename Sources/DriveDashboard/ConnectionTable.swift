@@ -1,31 +1,44 @@
+import DriveCore
 import DriveSystem
 
-/// The dashboard's open connections per client address (thread-safe): a connection past `perAddress` from one
-/// address is refused, so one phone (or one script) cannot take the slots everyone else needs.
+/// The dashboard's connections per client address (thread-safe): one past `perAddress` open at once, or past
+/// `rate` new ones, is refused, so one phone (or one script) can neither take the slots everyone else needs
+/// nor keep the web side busy with handshakes by reconnecting as fast as it can.
 package final class ConnectionTable: @unchecked Sendable {
     /// Whether a new connection may stay.
     package enum Admission: Hashable, Sendable {
         /// Keep it (and count it until `close`).
         case accept
-        /// Close it. `firstOfBurst`: the first refusal since the address was last accepted (the one to log).
-        case refuse(firstOfBurst: Bool)
+        /// Close it: the address holds `perAddress` already. `firstOfBurst`: the first such refusal since the
+        /// address was last accepted (the one to log).
+        case refuseOpen(firstOfBurst: Bool)
+        /// Close it: the address opens connections faster than `rate` allows.
+        case refuseRate(firstOfBurst: Bool)
     }
 
     /// The most connections one address may hold open.
     package let perAddress: Int
     private let lock = ConditionLock()
+    private var rate: AttemptLimiter
     private var open: [String: Int] = [:]
     private var refusing: Set<String> = []
 
-    /// Creates an empty table.
-    package init(perAddress: Int) { self.perAddress = max(1, perAddress) }
+    /// Creates an empty table: `perAddress` connections open at once, new ones at `rate` (a burst, then one per
+    /// interval) from each address.
+    package init(perAddress: Int, rate: AttemptLimiter = AttemptLimiter(burst: 32, interval: .milliseconds(125))) {
+        self.perAddress = max(1, perAddress)
+        self.rate = rate
+    }
 
-    /// A connection from `address` opened: counted and accepted, or refused (not counted).
-    package func open(from address: String) -> Admission {
+    /// A connection from `address` opened at `now`: counted and accepted, or refused (not counted).
+    package func open(from address: String, at now: Instant) -> Admission {
         lock.withLock {
+            if case .refuse(_, let first) = rate.attempt(from: address, at: now) {
+                return .refuseRate(firstOfBurst: first)
+            }
             let count = open[address, default: 0]
             guard count < perAddress else {
-                return .refuse(firstOfBurst: refusing.insert(address).inserted)
+                return .refuseOpen(firstOfBurst: refusing.insert(address).inserted)
             }
             open[address] = count + 1
             refusing.remove(address)

@@ -76,7 +76,9 @@ package final class Dashboard: RunSessionExtension {
             server = DashboardServer(
                 access: DashboardAccess(controls: settings.controls, token: settings.token), sessions: sessions, hub: hub,
                 metrics: metrics, joins: joins, tiltHz: settings.tiltHz, phoneTimeout: phone.inputTimeout, certificate: certificate,
-                camera: settings.cameraURL, logger: logger)
+                camera: settings.cameraURL,
+                // The run's log is the loop's (its handlers are not the web threads'): the line goes through the mailbox.
+                warn: { [logger] line in submitter.submit { logger.warning("\(line)") } })
             port = try server.start(address: address)
         } catch {
             // The run's subscribers keep the loop side, which keeps the bridge: leave them.

@@ -34,7 +34,7 @@ package final class DashboardMetrics: Sendable {
     let refusedConnections: [String: CoreMetrics.Counter]
 
     /// The reasons `carbridge_dashboard_closed_connections_total` has a series for.
-    package static let closedConnectionReasons = ["address_limit", "head_timeout", "head_too_long"]
+    package static let closedConnectionReasons = ["address_limit", "address_rate", "head_timeout", "head_too_long", "message_flood"]
 
     /// The link states `carbridge_link_state` has a series for.
     package static let linkStateNames = ["up", "connecting", "down", "closed"]

@@ -41,7 +41,7 @@ package final class DashboardServer: @unchecked Sendable {
     private let driverHTML: String
     private let pagePolicy: ContentSecurityPolicy
     private let driverPolicy: ContentSecurityPolicy
-    private let logger: Logger
+    private let warn: @Sendable (String) -> Void
     private let limits: DashboardLimits
     private let connections: ConnectionTable
     private let loginGate: AttemptGate
@@ -54,16 +54,19 @@ package final class DashboardServer: @unchecked Sendable {
 
     /// Creates a server (nothing listens until `start`): HTTPS with `certificate`, else HTTP; the page shows
     /// `camera` when set; `joins`: the join codes when a QR code is shown (nil: `/join` refuses every code);
-    /// `limits`: what one client gets before it is refused; `logger`: where refusals are told.
+    /// `limits`: what one client gets before it is refused; `warn`: tells a refusal in the log (called on the web
+    /// side's threads: it must hand the line to whoever owns the log).
     package init(
         access: DashboardAccess, sessions: SessionStore = SessionStore(), hub: DashboardHub, metrics: DashboardMetrics,
         joins: JoinCodes? = nil, tiltHz: Int = 20, phoneTimeout: Duration = .milliseconds(500),
         certificate: DashboardCertificate? = nil, camera: CameraURL? = nil, limits: DashboardLimits = DashboardLimits(),
-        logger: Logger = Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() }
+        warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.limits = limits
-        self.logger = logger
-        connections = ConnectionTable(perAddress: limits.connectionsPerAddress)
+        self.warn = warn
+        connections = ConnectionTable(
+            perAddress: limits.connectionsPerAddress,
+            rate: AttemptLimiter(burst: limits.connectionBurst, interval: .nanoseconds(1_000_000_000 / Int64(max(limits.connectionsPerSecond, 1)))))
         loginGate = AttemptGate(AttemptLimiter(burst: limits.attemptBurst, interval: limits.attemptInterval))
         joinGate = AttemptGate(AttemptLimiter(burst: limits.attemptBurst, interval: limits.attemptInterval))
         self.joins = joins
@@ -102,7 +105,7 @@ package final class DashboardServer: @unchecked Sendable {
         let report: @Sendable (ConnectionGuard.Event) -> Void = { [self] event in closed(event) }
         let server = HTTPServerBuilder { [self, connections] responder in
             let base = HTTP1WebSocketUpgradeChannel(responder: responder, configuration: channelConfiguration) { [self] head, channel, _ in
-                upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress))
+                upgrade(head, loopback: Self.isLoopback(channel.remoteAddress?.ipAddress), address: ConnectionGuard.key(channel.remoteAddress))
             }
             // Behind TLS, so the guard reads the request in clear; its clock starts before the handshake.
             let guarded = GuardedChannel(base: base, table: connections, limits: guardLimits, report: report)
@@ -262,7 +265,7 @@ package final class DashboardServer: @unchecked Sendable {
         metrics.throttledAttempts.increment()
         let seconds = max(1, Int((retryAfter.nanoseconds + 999_999_999) / 1_000_000_000))
         if firstOfBurst {
-            logger.warning(
+            warn(
                 "dashboard: too many \(what) attempts from \(address): refused unchecked from now on (\(limits.attemptBurst) at once, then one every \(Int(limits.attemptInterval.milliseconds)) ms)")
         }
         var response = Self.text(.tooManyRequests, "too many \(what) attempts from this address: try again in \(seconds) s\n")
@@ -270,28 +273,31 @@ package final class DashboardServer: @unchecked Sendable {
         return response
     }
 
-    /// A connection the guard closed: counted, and told in the log at most once in a while (a flood would
-    /// otherwise write one line per connection).
+    /// A connection closed by a limit: counted, and told in the log at most once in a while per address and
+    /// reason (a flood would otherwise write a line per connection).
     private func closed(_ event: ConnectionGuard.Event) {
         let reason: String
+        let who: String
         let line: String
         switch event {
-        case .refused(let address, let firstOfBurst):
-            reason = "address_limit"
+        case .refused(let address, _):
+            (reason, who) = ("address_limit", address)
             line = "dashboard: \(address) holds \(limits.connectionsPerAddress) connections already: closing its new ones"
-            if !firstOfBurst {
-                metrics.refusedConnections[reason]?.increment()
-                return
-            }
+        case .tooFast(let address, _):
+            (reason, who) = ("address_rate", address)
+            line = "dashboard: \(address) opens connections faster than \(limits.connectionBurst) at once, then \(limits.connectionsPerSecond) a second: closing its new ones"
         case .headTimedOut(let address):
-            reason = "head_timeout"
+            (reason, who) = ("head_timeout", address)
             line = "dashboard: \(address) sent no complete request within \(Int(limits.headTimeout.milliseconds)) ms: closed"
         case .headTooLong(let address):
-            reason = "head_too_long"
+            (reason, who) = ("head_too_long", address)
             line = "dashboard: \(address) sent a request head over \(limits.headBytes) bytes: closed"
+        case .messageFlood(let address):
+            (reason, who) = ("message_flood", address)
+            line = "dashboard: \(address) sent over \(limits.floodMessagesPerSecond) WebSocket messages a second: closed (1008)"
         }
         metrics.refusedConnections[reason]?.increment()
-        if closeLog.allow(reason, at: Self.now()) { logger.warning("\(line)") }
+        if closeLog.allow("\(reason) \(who)", at: Self.now()) { warn(line) }
     }
 
     /// True for an address of this machine's loopback (127.0.0.0/8, ::1, and IPv4 loopback mapped into IPv6).
@@ -350,7 +356,7 @@ package final class DashboardServer: @unchecked Sendable {
 
     // MARK: WebSocket
 
-    private func upgrade(_ head: HTTPRequest, loopback: Bool) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    private func upgrade(_ head: HTTPRequest, loopback: Bool, address: String) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard head.path?.split(separator: "?").first == "/ws" else { return .dontUpgrade }
         guard DashboardAccess.originAllowed(origin: head.headerFields[.origin], host: head.authority, scheme: scheme) else {
             metrics.refusedUpgrades.increment()
@@ -361,7 +367,9 @@ package final class DashboardServer: @unchecked Sendable {
         let grant = access.grant(role: role)
         let device = ClientLabel.device(userAgent: head.headerFields[.userAgent])
         return .upgrade([:]) { [self] inbound, outbound, _ in
-            await serve(inbound: inbound, outbound: outbound, grant: grant, session: role != nil ? session : nil, loopback: loopback, device: device)
+            await serve(
+                inbound: inbound, outbound: outbound, grant: grant, session: role != nil ? session : nil, loopback: loopback, device: device,
+                address: address)
         }
     }
 
@@ -370,7 +378,7 @@ package final class DashboardServer: @unchecked Sendable {
     /// to a driver and never to a view-only browser elsewhere: who sees the code can drive.
     private func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, grant: DashboardAccess.Grant, session: String?,
-        loopback: Bool, device: ClientLabel
+        loopback: Bool, device: ClientLabel, address: String
     ) async {
         let (id, wakeups, poke) = hub.subscribe(session: session)
         metrics.clients.record(hub.connectionCount)
@@ -396,7 +404,7 @@ package final class DashboardServer: @unchecked Sendable {
                 await self.pushStates(wakeups, poke: poke, to: outbound, client: id, controls: startsWithControls,
                                       seesJoinCode: grant == .control || (loopback && grant != .driver))
             }
-            await readMessages(inbound, outbound, client: id, grant: grant)
+            await readMessages(inbound, outbound, client: id, grant: grant, address: address)
             hub.unsubscribe(id)
             group.cancelAll()
         }
@@ -462,17 +470,30 @@ package final class DashboardServer: @unchecked Sendable {
     }
 
     private func readMessages(
-        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, client: Int, grant: DashboardAccess.Grant
+        _ inbound: WebSocketInboundStream, _ outbound: WebSocketOutboundWriter, client: Int, grant: DashboardAccess.Grant,
+        address: String
     ) async {
         var limit = MessageRateLimit()
+        // Far past the limit (no page sends that much): the client floods, and even dropping its messages costs the
+        // web side's threads what the driver's page needs, so the connection goes.
+        var flood = MessageRateLimit(perSecond: Double(limits.floodMessagesPerSecond), burst: Double(limits.floodMessagesPerSecond) * 2)
         var lastLimitReply: Instant?
+        // Each refusal is counted; only some are answered, so a client that sends refused messages on purpose
+        // cannot make the server spend a write on each.
+        var answers = MessageRateLimit(perSecond: 5, burst: 10)
         func reject(_ reason: String) async {
             metrics.rejectedMessages.increment()
+            guard answers.allow(at: Self.now()) else { return }
             try? await outbound.write(.text(JSONWriter.object([("type", "rejected"), ("reason", reason)])))
         }
         do {
             for try await message in inbound.messages(maxSize: ClientMessage.frameLimit) {
                 let now = Self.now()
+                guard flood.allow(at: now) else {
+                    closed(.messageFlood(address: address))
+                    try? await outbound.close(.policyViolation, reason: "too many messages")
+                    return
+                }
                 guard limit.allow(at: now) else {
                     metrics.rejectedMessages.increment()
                     if lastLimitReply.map({ now.duration(since: $0) >= .seconds(1) }) ?? true {

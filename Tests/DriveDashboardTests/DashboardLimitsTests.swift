@@ -2,7 +2,6 @@ import DriveConfig
 import DriveCore
 import DriveSystem
 import Glibc
-import Logging
 import XCTest
 
 @testable import DriveDashboard
@@ -53,16 +52,29 @@ final class DashboardLimitsTests: XCTestCase {
     // MARK: ConnectionTable
 
     func testConnectionsPastTheLimitOfOneAddressAreRefused() {
-        let table = ConnectionTable(perAddress: 2)
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .accept)
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .accept)
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .refuse(firstOfBurst: true))
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .refuse(firstOfBurst: false))
-        XCTAssertEqual(table.open(from: "10.0.0.10"), .accept, "another address is not refused")
+        let table = ConnectionTable(perAddress: 2, rate: AttemptLimiter(burst: 100, interval: .seconds(1)))
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: true))
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: false))
+        XCTAssertEqual(table.open(from: "10.0.0.10", at: at(0)), .accept, "another address is not refused")
         table.close(from: "10.0.0.9")
         XCTAssertEqual(table.count(from: "10.0.0.9"), 1)
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .accept)
-        XCTAssertEqual(table.open(from: "10.0.0.9"), .refuse(firstOfBurst: true), "a new burst is logged again")
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: true), "a new burst is logged again")
+    }
+
+    func testAnAddressThatReconnectsTooFastIsRefused() {
+        let table = ConnectionTable(perAddress: 100, rate: AttemptLimiter(burst: 3, interval: .milliseconds(500)))
+        for _ in 0..<3 {
+            XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
+            table.close(from: "10.0.0.9")
+        }
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(10)), .refuseRate(firstOfBurst: true))
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(20)), .refuseRate(firstOfBurst: false))
+        XCTAssertEqual(table.open(from: "10.0.0.11", at: at(20)), .accept, "another address is not refused")
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(500)), .accept, "one more every 500 ms")
+        XCTAssertEqual(table.count(from: "10.0.0.9"), 1)
     }
 
     // MARK: A real server
@@ -74,17 +86,6 @@ final class DashboardLimitsTests: XCTestCase {
         func append(_ line: String) { lock.withLock { lines.append(line) } }
     }
 
-    private struct Capture: LogHandler {
-        let lines: Lines
-        var logLevel: Logger.Level = .info
-        var metadata: Logger.Metadata = [:]
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) { lines.append("\(event.level): \(event.message)") }
-    }
-
     private var server: DashboardServer?
     private let log = Lines()
 
@@ -93,11 +94,13 @@ final class DashboardLimitsTests: XCTestCase {
         server = nil
     }
 
-    private func start(limits: DashboardLimits, joins: JoinCodes? = nil) throws -> (port: Int, metrics: DashboardMetrics) {
+    private func start(
+        limits: DashboardLimits, joins: JoinCodes? = nil, certificate: DashboardCertificate? = nil
+    ) throws -> (port: Int, metrics: DashboardMetrics) {
         let metrics = DashboardMetrics()
         let server = DashboardServer(
             access: DashboardAccess(controls: true, token: "0123456789abcdef"), hub: DashboardHub { _, _ in }, metrics: metrics,
-            joins: joins, limits: limits, logger: Logger(label: "test") { _ in Capture(lines: self.log) })
+            joins: joins, certificate: certificate, limits: limits, warn: { [log] line in log.append(line) })
         self.server = server
         return (try server.start(address: ListenAddress(host: "127.0.0.1", port: 0)), metrics)
     }
@@ -168,6 +171,24 @@ final class DashboardLimitsTests: XCTestCase {
         XCTAssertTrue(readAll(silent).hasPrefix("HTTP/1.1 408 "))
         // A whole request in time is served.
         XCTAssertTrue(request(port, "GET /drive HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").hasPrefix("HTTP/1.1 200 "))
+    }
+
+    /// Over HTTPS the clock starts before the handshake: a client that opens the connection and never says hello
+    /// is closed too.
+    func testATLSClientThatNeverFinishesItsHandshakeIsClosed() throws {
+        let directory = NSTemporaryDirectory() + "carbridge-limits-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let certificate = try DashboardCertificate.selfSigned(
+            directory: directory, hosts: DashboardCertificate.subjectNames(for: ListenAddress(host: "127.0.0.1", port: 8443)))
+        var limits = DashboardLimits()
+        limits.headTimeout = .milliseconds(300)
+        let (port, metrics) = try start(limits: limits, certificate: certificate)
+        let fd = connectTo(port)
+        defer { close(fd) }
+        // Half a TLS record header, then nothing.
+        send(fd, "\u{16}\u{03}")
+        _ = readAll(fd)  // returns once the server closes (the receive timeout would fail the metric below)
+        XCTAssertTrue(metrics.render().contains(#"carbridge_dashboard_closed_connections_total{reason="head_timeout"} 1"#), metrics.render())
     }
 
     func testAnOversizedRequestHeadIsAnswered431() throws {

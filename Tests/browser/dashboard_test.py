@@ -16,6 +16,7 @@ from join_part import join_part
 from phone_part import phone_part
 from driver_part import driver_part
 from tls_part import tls_part
+from hostile_part import hostile_part
 
 import websocket  # python3-websocket
 from prometheus_client.parser import text_string_to_metric_families  # python3-prometheus-client
@@ -35,6 +36,8 @@ def browser():
     options.binary_location = "/usr/bin/chromium"
     for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100"]:
         options.add_argument(flag)
+    # The console, for the Content-Security-Policy violations hostile_part looks for.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -439,6 +442,13 @@ def main():
             driver_part(args, driver, browser, checks)   # issue 38: the driver's page, roles, one screen, axe
         if wanted("tls_part"):
             tls_part(args, checks)   # issue 32: HTTPS (its own browser)
+        if wanted("hostile_part"):
+            try:
+                hostile_part(args, browser, checks)   # issue 41: a flood, guessing loops, malformed requests, the headers
+            except Exception as error:
+                import traceback
+                traceback.print_exc()
+                checks.check("hostile_part", False, "%s: %s" % (type(error).__name__, error))
     finally:
         driver.quit()
     if wanted("jitter_part"):
