@@ -49,7 +49,8 @@ struct CheckConfigCommand: CarbridgeCommand {
               buttons: \(config.buttons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
             \(config.longPressButtons.isEmpty ? "" : "\n  long press: " + config.longPressButtons.map { "\($0.button)=\($0.action.rawValue)" }.joined(separator: " "))\
             \(config.dashboard.listen.map { "\n  dashboard: \(config.dashboard.tls.scheme)://\($0)/" } ?? "")\
-            \(config.dashboard.cameraWarning.map { "\n  warning: \($0)" } ?? "")
+            \(config.dashboard.cameraWarning.map { "\n  warning: \($0)" } ?? "")\
+            \(config.dashboard.token == nil ? "" : SecretFileMode.warning(tokenIn: file).map { "\n  warning: \($0)" } ?? "")
             """)
     }
 }

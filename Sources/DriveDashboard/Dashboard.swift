@@ -26,6 +26,7 @@ package final class Dashboard: RunSessionExtension {
     private let maxSpeed: Int
     private let phone: SteeringGuard.PhoneSettings
     private let linkSaver: DashboardLoop.LinkSaver
+    private let configFile: String?
     private var core: DashboardLoop?
     private var server: DashboardServer?
     /// The port listened on, once started (useful with port 0).
@@ -42,6 +43,7 @@ package final class Dashboard: RunSessionExtension {
         self.phone = phone ?? SteeringGuard.PhoneSettings(maxSpeed: maxSpeed)
         self.maxSpeed = maxSpeed
         self.logger = logger
+        self.configFile = configFile
         linkSaver = { (url: String) throws(ConfigErrors) -> String in
             guard let resolver else {
                 throw ConfigErrors([ConfigError(file: configFile ?? "(no config file)", line: nil, key: "link.url",
@@ -94,6 +96,9 @@ package final class Dashboard: RunSessionExtension {
         let identity = certificate.map { "; certificate SHA-256 \($0.fingerprint)" } ?? ""
         logger.notice("dashboard on \(scheme)://\(shown)/ (\(mode)); metrics on \(scheme)://\(shown)/metrics\(identity)")
         if let warning = settings.cameraWarning { logger.warning("dashboard: \(warning)") }
+        if settings.token != nil, let configFile, let warning = SecretFileMode.warning(tokenIn: configFile) {
+            logger.warning("dashboard: \(warning)")
+        }
         if let joins {
             switch JoinAddress.base(settings: settings, port: port) {
             case .success(let base):
