@@ -105,52 +105,11 @@ final class DashboardLimitsTests: XCTestCase {
         return (try server.start(address: ListenAddress(host: "127.0.0.1", port: 0)), metrics)
     }
 
-    /// A connected TCP socket to 127.0.0.1:`port`.
-    private func connectTo(_ port: Int) -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        return fd
-    }
-
-    private func send(_ fd: Int32, _ text: String) {
-        let bytes = Array(text.utf8)
-        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// Everything the server sends until it closes (or 10 s pass: the receive timeout).
-    private func readAll(_ fd: Int32) -> String {
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
-            response += buffer[0..<count]
-        }
-        return String(decoding: response, as: UTF8.self)
-    }
-
-    private func request(_ port: Int, _ text: String) -> String {
-        let fd = connectTo(port)
-        defer { close(fd) }
-        send(fd, text)
-        return readAll(fd)
-    }
-
-    private func header(_ name: String, in response: String) -> String? {
-        for line in response.components(separatedBy: "\r\n") where line.lowercased().hasPrefix(name.lowercased() + ":") {
-            return String(line.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces)
-        }
-        return nil
-    }
+    private func connectTo(_ port: Int) -> Int32 { LoopbackClient.connect(port: port) }
+    private func send(_ fd: Int32, _ text: String) { LoopbackClient.send(fd, text) }
+    private func readAll(_ fd: Int32) -> String { LoopbackClient.readAll(fd) }
+    private func request(_ port: Int, _ text: String) -> String { LoopbackClient.request(port: port, text) }
+    private func header(_ name: String, in response: String) -> String? { LoopbackClient.header(name, in: response) }
 
     func testASlowRequestHeadIsAnswered408AndClosed() throws {
         var limits = DashboardLimits()

@@ -11,30 +11,7 @@ import XCTest
 
 /// `GET /join?code=…` on a real server (127.0.0.1, a free port), and the loop side of `join = "per-turn"`.
 final class JoinRouteTests: XCTestCase {
-    /// One HTTP/1.1 request over a plain socket; the whole response (the server closes it: `Connection: close`).
-    private func get(_ path: String, port: Int) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(connected, 0)
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-        XCTAssertEqual(write(fd, request, request.count), request.count)
-        var response: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
-            response += buffer[0..<count]
-        }
-        return String(decoding: response, as: UTF8.self)
-    }
+    private func get(_ path: String, port: Int) throws -> String { LoopbackClient.get(path, port: port) }
 
     func testAJoinCodeLogsInOncePerCode() throws {
         let sessions = SessionStore()
