@@ -3,6 +3,9 @@ import DriveCore
 /// What the dashboard gives one client before refusing it: the limits that keep a hostile or broken client on
 /// the kiosk's network from starving the driver's page or guessing the token (docs/security.md).
 package struct DashboardLimits: Sendable {
+    /// Connections the server holds open in all (past it, new ones wait in the kernel's backlog): eight
+    /// addresses at their own limit.
+    package var connections = 128
     /// Connections one address may hold open (HTTP and WebSocket together); a phone's browser needs a few.
     package var connectionsPerAddress = 16
     /// New connections one address may open at once (a page load and its WebSocket, a reload or two)…

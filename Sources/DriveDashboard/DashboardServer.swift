@@ -117,7 +117,7 @@ package final class DashboardServer: @unchecked Sendable {
             server: server,
             configuration: .init(
                 address: .hostname(address.host, port: address.port),
-                availableConnectionsDelegate: MaximumAvailableConnections(64)),
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.connections)),
             onServerRunning: { channel in outcome.finish(.success(channel.localAddress?.port ?? address.port)) },
             eventLoopGroupProvider: .shared(group),
             logger: Logger(label: "carbridge.dashboard") { _ in SwiftLogNoOpLogHandler() })
