@@ -1,0 +1,71 @@
+/// Reads `application/x-www-form-urlencoded` text as browsers write it: the login form's body and the query
+/// of a request's target (`/join?code=…`, `/?token=…`).
+///
+/// The WHATWG URL standard's rules: `&`-separated `name=value` pairs (a pair without `=` has an empty
+/// value), `+` for a space and `%XX` for any byte in both name and value; a `%` not followed by two hex
+/// digits stays as it is, and decoded bytes that are not UTF-8 become U+FFFD. The first pair with the name
+/// wins. Everything is read as bytes: splitting a `String` by `Character` would not split `&` or `=` that
+/// a combining mark follows (one grapheme cluster with it), and would match names only canonically equal.
+public enum URLEncodedForm {
+    /// The decoded value of the first pair named `name` in `form` (a form body), or nil when there is none.
+    public static func value(of name: String, inForm form: String) -> String? {
+        value(of: name, inPairs: form.utf8[...])
+    }
+
+    /// The decoded value of `name` in the query of a request target (`/join?code=…`: the part after the first
+    /// `?`, up to a `#`), or nil when the target has no query or the query no such pair.
+    public static func value(of name: String, inQuery target: String) -> String? {
+        let bytes = target.utf8
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var query = bytes[bytes.index(after: question)...]
+        if let hash = query.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
+        return value(of: name, inPairs: query)
+    }
+
+    /// `text` with `+` as a space and each `%XX` as its byte (a `%` without two hex digits after it kept).
+    public static func percentDecoded(_ text: String) -> String {
+        String(decoding: decodedBytes(text.utf8[...]), as: UTF8.self)
+    }
+
+    private static func value(of name: String, inPairs pairs: Substring.UTF8View) -> String? {
+        let wanted = Array(name.utf8)
+        for pair in pairs.split(separator: UInt8(ascii: "&")) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard decodedBytes(pair[..<equals]) == wanted else { continue }
+            guard equals < pair.endIndex else { return "" }
+            return String(decoding: decodedBytes(pair[pair.index(after: equals)...]), as: UTF8.self)
+        }
+        return nil
+    }
+
+    private static func decodedBytes(_ text: Substring.UTF8View) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count)
+        var index = text.startIndex
+        while index < text.endIndex {
+            let byte = text[index]
+            text.formIndex(after: &index)
+            if byte == UInt8(ascii: "+") {
+                bytes.append(0x20)
+            } else if byte == UInt8(ascii: "%"), index < text.endIndex, let high = hexValue(text[index]),
+                text.index(after: index) < text.endIndex, let low = hexValue(text[text.index(after: index)])
+            {
+                bytes.append(high << 4 | low)
+                index = text.index(index, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return bytes
+    }
+
+    /// The value of one hex digit (either case), or nil. Not `UInt8(_:radix:)`: that also takes a sign.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
