@@ -17,7 +17,9 @@ final class URLEncodedFormTests: XCTestCase {
     func testJoinAndTokenQueries() {
         XCTAssertEqual(URLEncodedForm.value(of: "code", inQuery: "/join?code=Ab-_9xYz0123abcd"), "Ab-_9xYz0123abcd")
         XCTAssertEqual(URLEncodedForm.value(of: "token", inQuery: "/?token=0123456789abcdef"), "0123456789abcdef")
-        XCTAssertEqual(URLEncodedForm.value(of: "token", inQuery: "/?x=1&token=a%2Bb+c"), "a+b c")
+        XCTAssertEqual(URLEncodedForm.value(of: "token", inQuery: "/?x=1&token=a%2Bb%20c"), "a+b c")
+        // A token typed by hand keeps its `+` (Hummingbird's query parameters did too): only a form's is a space.
+        XCTAssertEqual(URLEncodedForm.value(of: "token", inQuery: "/?token=ab+cd/ef=="), "ab+cd/ef==")
         XCTAssertEqual(URLEncodedForm.value(of: "code", inQuery: "/join?code=abc#code=def"), "abc", "the fragment is not the query")
         XCTAssertEqual(URLEncodedForm.value(of: "code", inQuery: "/join?a=b?code=c&code=d"), "d", "only the first ? starts the query")
         XCTAssertEqual(URLEncodedForm.value(of: "code", inQuery: "/join?code"), "")
@@ -38,6 +40,7 @@ final class URLEncodedFormTests: XCTestCase {
         XCTAssertEqual(URLEncodedForm.percentDecoded("%4a%4A"), "JJ")
         XCTAssertEqual(URLEncodedForm.percentDecoded("%C3%A9"), "é")
         XCTAssertEqual(URLEncodedForm.percentDecoded("%FF"), "\u{FFFD}", "not UTF-8: the replacement character")
+        XCTAssertEqual(URLEncodedForm.percentDecoded("a+b%2B", plusIsSpace: false), "a+b+")
         XCTAssertEqual(URLEncodedForm.value(of: "token", inForm: "token=%zzabc"), "%zzabc")
     }
 

@@ -1,6 +1,7 @@
 /// `bytes` percent-encoded as a browser's form would send them: the unreserved bytes as they are, a space as
-/// `+`, every other byte as `%XX` (upper-case hex). The targets' own encoder, to check the decoder against.
-public func formEncoded(_ bytes: some Sequence<UInt8>) -> String {
+/// `+` (as `%20` when `spaceAsPlus` is false: a query), every other byte as `%XX` (upper-case hex). The
+/// targets' own encoder, to check the decoder against.
+public func formEncoded(_ bytes: some Sequence<UInt8>, spaceAsPlus: Bool = true) -> String {
     let hex = Array("0123456789ABCDEF".utf8)
     var out: [UInt8] = []
     for byte in bytes {
@@ -8,7 +9,7 @@ public func formEncoded(_ bytes: some Sequence<UInt8>) -> String {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
             UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "*"):
             out.append(byte)
-        case UInt8(ascii: " "):
+        case UInt8(ascii: " ") where spaceAsPlus:
             out.append(UInt8(ascii: "+"))
         default:
             out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
