@@ -16,13 +16,13 @@ public enum URLEncodedForm {
     }
 
     /// The decoded value of `name` in the query of a request target (`/join?code=…`: the part after the first
-    /// `?`, up to a `#`), or nil when the target has no query or the query no such pair.
+    /// `?` and before a `#`; a `?` after the `#` is the fragment's), or nil when the target has no query or the
+    /// query no such pair.
     public static func value(of name: String, inQuery target: String) -> String? {
-        let bytes = target.utf8
+        var bytes = target.utf8[...]
+        if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes = bytes[..<hash] }
         guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        var query = bytes[bytes.index(after: question)...]
-        if let hash = query.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
-        return value(of: name, inPairs: query, plusIsSpace: false)
+        return value(of: name, inPairs: bytes[bytes.index(after: question)...], plusIsSpace: false)
     }
 
     /// `text` with each `%XX` as its byte (a `%` without two hex digits after it kept) and, unless

@@ -1,5 +1,5 @@
 // The query of `/join?code=…` and `/?token=…`: URLEncodedForm.value(of:inQuery:). A value found comes from
-// the query (after the first `?`, before a `#`) and is the decoding of one pair's value, no longer than the
+// the query (after the first `?` before a `#`) and is the decoding of one pair's value, no longer than the
 // target; a `+` stays a `+`; a target without `?` has none; a code encoded as a browser encodes it comes
 // back byte for byte.
 import DriveWebProtocol
@@ -13,12 +13,12 @@ public func fuzzJoinQuery(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     for name in ["code", "token"] {
         let value = URLEncodedForm.value(of: name, inQuery: target)
-        guard let question = utf8.firstIndex(of: UInt8(ascii: "?")) else {
+        let beforeFragment = utf8[..<(utf8.firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex)]
+        guard let question = beforeFragment.firstIndex(of: UInt8(ascii: "?")) else {
             fuzzCheck(value == nil, "\(target.debugDescription): no query, yet \(name) = \(String(describing: value))")
             continue
         }
-        var query = utf8[(question + 1)...]
-        if let hash = query.firstIndex(of: UInt8(ascii: "#")) { query = query[..<hash] }
+        let query = beforeFragment[(question + 1)...]
         let form = String(decoding: query, as: UTF8.self)
         // A query reads as a form whose `+` were escaped.
         let escaped = form.replacingPlus()
