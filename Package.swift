@@ -13,7 +13,7 @@ let package = Package(
             targets: [
                 "DriveCore", "DriveInputModel", "DriveMapping", "DriveSystem", "DriveLinkModel", "DriveLink", "DriveInput",
                 "DriveConfig", "DriveView",
-                "DriveTerminal", "DriveRuntime", "DriveDBus", "DriveBluetooth",
+                "DriveTerminal", "DriveRuntime", "DriveDBus", "DriveBluetooth", "DriveWebProtocol",
             ]),
     ],
     dependencies: [
@@ -67,6 +67,11 @@ let package = Package(
         // and the systemd status line, none depending on another.
         .target(name: "DriveView", dependencies: ["DriveCore"]),
         .target(name: "DriveMapping", dependencies: ["DriveCore", "DriveInputModel"]),
+
+        // What a browser sends the dashboard, parsed: the WebSocket's messages (`ClientMessage`), the login
+        // form and a request's query (`URLEncodedForm`), the `Cookie` header. Pure and free of Hummingbird, so
+        // the fuzz targets reach these parsers through CarbridgeModules without building the web stack.
+        .target(name: "DriveWebProtocol", dependencies: ["DriveCore"]),
 
         // What a link is, as values (its URL, endpoint and options): pure, so the config needs no I/O module.
         .target(name: "DriveLinkModel"),
@@ -127,7 +132,7 @@ let package = Package(
             name: "DriveDashboard",
             dependencies: [
                 "DriveCore", "DriveSystem", "DriveLink", "DriveLinkModel", "DriveConfig", "DriveRuntime", "DriveBluetooth",
-                "DriveInputModel", "DriveMapping", "DriveView", "CQRencode",
+                "DriveInputModel", "DriveMapping", "DriveView", "DriveWebProtocol", "CQRencode",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -164,6 +169,7 @@ let package = Package(
             dependencies: ["CarbridgeCommands", "DriveDashboard", "DriveInput"]),
 
         .testTarget(name: "DriveCoreTests", dependencies: ["DriveCore"]),
+        .testTarget(name: "DriveWebProtocolTests", dependencies: ["DriveWebProtocol", "DriveCore"]),
         .testTarget(name: "DriveMappingTests", dependencies: ["DriveMapping", "DriveInputModel", "DriveCore"]),
         .testTarget(name: "DriveSystemTests", dependencies: ["DriveSystem", "DriveCore", "CLinux"]),
         // Helpers the test targets share (spin a loop until, record a link).
@@ -201,7 +207,7 @@ let package = Package(
             name: "DriveDashboardTests",
             dependencies: [
                 "DriveDashboard", "DriveCore", "DriveSystem", "DriveConfig", "DriveRuntime", "DriveLink", "DriveBluetooth",
-                "DriveInputModel", "DriveMapping", "DriveView",
+                "DriveInputModel", "DriveMapping", "DriveView", "DriveWebProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "X509", package: "swift-certificates"),
             ]),

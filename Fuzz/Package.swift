@@ -7,6 +7,8 @@ import PackageDescription
 
 let fuzzTargets = [
     "FuzzEvemu", "FuzzConfig", "FuzzCarLines", "FuzzKeys", "FuzzInputEvents", "FuzzIIOValue", "FuzzLinkURL",
+    // The dashboard's parsers of a browser's bytes (DriveWebProtocol: no Hummingbird to build).
+    "FuzzClientMessage", "FuzzLoginForm", "FuzzJoinQuery", "FuzzCookie",
 ]
 
 let package = Package(

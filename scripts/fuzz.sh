@@ -8,11 +8,13 @@
 # its seed corpus Fuzz/Corpus/TARGET (the committed corpus never grows). Prints per target the executions
 # and whether it crashed (a crashing input is kept in .build-fuzz/crashes/TARGET/), then one line
 # `fuzz: N passed, N failed`; exits 1 when a target crashed or could not run.
-# Targets: FuzzEvemu FuzzConfig FuzzCarLines FuzzKeys FuzzInputEvents FuzzIIOValue FuzzLinkURL
+# Targets: FuzzEvemu FuzzConfig FuzzCarLines FuzzKeys FuzzInputEvents FuzzIIOValue FuzzLinkURL, and the
+# dashboard's parsers of a browser's bytes: FuzzClientMessage FuzzLoginForm FuzzJoinQuery FuzzCookie
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
-all_targets=(FuzzEvemu FuzzConfig FuzzCarLines FuzzKeys FuzzInputEvents FuzzIIOValue FuzzLinkURL)
+all_targets=(FuzzEvemu FuzzConfig FuzzCarLines FuzzKeys FuzzInputEvents FuzzIIOValue FuzzLinkURL
+             FuzzClientMessage FuzzLoginForm FuzzJoinQuery FuzzCookie)
 
 seconds=20
 targets=()
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) seconds="${2:?--seconds needs a number}"; shift 2 ;;
     --seconds=*) seconds="${1#--seconds=}"; shift ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz: unknown option $1 (use --seconds N)" >&2; exit 64 ;;
     *) targets+=("$1"); shift ;;
   esac

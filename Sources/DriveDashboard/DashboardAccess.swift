@@ -1,4 +1,5 @@
 import DriveSystem
+import DriveWebProtocol
 
 /// Who may do what on the dashboard (pure checks plus the session store; no I/O).
 ///
@@ -119,17 +120,6 @@ package struct DashboardAccess: Sendable {
     /// The `Set-Cookie` value for a new session; `Secure` over HTTPS, so the browser never sends it in clear.
     package static func setCookie(session: String, secure: Bool = false) -> String {
         "\(cookieName)=\(session); Path=/; HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
-    }
-
-    /// The value of cookie `name` in a `Cookie` request header (`a=b; c=d`), if present.
-    package static func cookie(_ name: String, in header: String?) -> String? {
-        guard let header else { return nil }
-        for part in header.split(separator: ";") {
-            let pair = part.drop { $0 == " " || $0 == "\t" }
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            if pair[..<equals] == name { return String(pair[pair.index(after: equals)...]) }
-        }
-        return nil
     }
 
     /// Whether a WebSocket upgrade with `origin` (the `Origin` header) to `host` (the `Host` header) is

@@ -1,5 +1,6 @@
 import DriveCore
 import DriveSystem
+import DriveWebProtocol
 
 /// Where the event loop and the web side meet (thread-safe; every critical section is a few value
 /// copies, so the loop never waits on the web side for longer than that).

@@ -1,6 +1,7 @@
 import DriveConfig
 import DriveCore
 import DriveSystem
+import DriveWebProtocol
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
@@ -165,7 +166,7 @@ package final class DashboardServer: @unchecked Sendable {
         let router = Router(context: DashboardRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.get("/") { [self] request, context -> Response in
-            if let token = request.uri.queryParameters.get("token") {
+            if let token = URLEncodedForm.value(of: "token", inQuery: request.uri.string) {
                 return login(token: token, from: context.clientAddress)
             }
             return page()
@@ -183,12 +184,12 @@ package final class DashboardServer: @unchecked Sendable {
             Self.asset(DriverPage.icon, type: "image/svg+xml")
         }
         router.get("/join") { [self] request, context -> Response in
-            join(code: request.uri.queryParameters.get("code") ?? "", from: context.clientAddress)
+            join(code: URLEncodedForm.value(of: "code", inQuery: request.uri.string) ?? "", from: context.clientAddress)
         }
         router.post("/login") { [self] request, context -> Response in
             let body = try await request.body.collect(upTo: 1024)
             let form = String(buffer: body)
-            let token = Self.formValue("token", in: form) ?? ""
+            let token = URLEncodedForm.value(of: "token", inForm: form) ?? ""
             return login(token: token, from: context.clientAddress)
         }
         router.get("/metrics") { [self] _, _ -> Response in
@@ -327,33 +328,6 @@ package final class DashboardServer: @unchecked Sendable {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The value of `name` in an `application/x-www-form-urlencoded` body.
-    static func formValue(_ name: String, in form: String) -> String? {
-        for pair in form.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[0] == name else { continue }
-            return percentDecoded(String(parts[1]))
-        }
-        return nil
-    }
-
-    static func percentDecoded(_ text: String) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "+") {
-                bytes.append(0x20)
-            } else if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     // MARK: WebSocket
 
     private func upgrade(_ head: HTTPRequest, loopback: Bool, address: String) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
@@ -362,7 +336,7 @@ package final class DashboardServer: @unchecked Sendable {
             metrics.refusedUpgrades.increment()
             return .dontUpgrade
         }
-        let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: head.headerFields[.cookie])
+        let session = CookieHeader.value(of: DashboardAccess.cookieName, in: head.headerFields[.cookie])
         let role = sessions.role(of: session)
         let grant = access.grant(role: role)
         let device = ClientLabel.device(userAgent: head.headerFields[.userAgent])

@@ -1,5 +1,6 @@
 import DriveCore
 import DriveMapping
+import DriveWebProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -9,23 +10,6 @@ import Musl
 import Darwin
 #endif
 
-/// A phone's thumb stick as its page sends it (`{"c":"stick",…}`): x right, y forward, each −1…1.
-package struct PhoneStickReading: Hashable, Sendable {
-    /// Right is positive.
-    package var x: Double
-    /// Forward (up on the screen) is positive.
-    package var y: Double
-    /// How the stick is read.
-    package var form: PhoneStick.Form
-
-    /// Creates a reading.
-    package init(x: Double, y: Double, form: PhoneStick.Form) {
-        self.x = x
-        self.y = y
-        self.form = form
-    }
-}
-
 /// Turns a phone's thumb stick into `.steer(θ)` and `.setSpeed(n)`, the speed through the trigger's own
 /// `ThrottleMapper` and `SpeedSteps` (rounding down to tens, `[throttle] hysteresis`, capped by
 /// `[drive] max_speed`) and the rest rule every analog throttle shares (`ThrottleRest`): after a stop it did
@@ -33,13 +17,8 @@ package struct PhoneStickReading: Hashable, Sendable {
 /// way, so a page that opens with the stick held away from the centre cannot launch the car. `.setSpeed`
 /// goes out only when the speed step changes. Pure.
 package struct PhoneStick: Sendable {
-    /// How the stick is read.
-    package enum Form: String, Hashable, Sendable, CaseIterable {
-        /// The angle from straight up is θ (clamped ±90), the displacement 0…1 the throttle.
-        case polar
-        /// x is θ (x·90), y forward the throttle (back is 0).
-        case xy
-    }
+    /// How the stick is read (the reading's own type, which DriveWebProtocol parses).
+    package typealias Form = PhoneStickReading.Form
 
     /// The displacement that still counts as the stick at rest (the trigger's default dead zone).
     package static let deadzone = 0.05

@@ -2,6 +2,7 @@ import DriveConfig
 import DriveCore
 import DriveInputModel
 import DriveMapping
+import DriveWebProtocol
 
 #if canImport(Glibc)
 import Glibc
@@ -10,31 +11,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A phone's raw orientation as its page sends it in tilt mode (`{"c":"tilt",…}`): the W3C
-/// `deviceorientation` β and γ, the screen's rotation (`screen.orientation.angle`) and how it is held.
-package struct PhoneTiltReading: Hashable, Sendable {
-    /// Rotation about the device's x axis, −180…180 degrees (90: upright in portrait).
-    package var beta: Double
-    /// Rotation about the device's y axis, −90…90 degrees (positive: the right edge down).
-    package var gamma: Double
-    /// The screen's rotation from the device's natural orientation: 0, 90, 180, 270 (or −90).
-    package var screenAngle: Int
-    /// How the phone is held.
-    package var hold: PhoneTilt.Hold
-    /// The page's count of its sensor events so far (`seq`): a report whose count did not move since the
-    /// phone's previous one is a heartbeat, not input (`SteeringGuard`).
-    package var sequence: Int
-
-    /// Creates a reading.
-    package init(beta: Double, gamma: Double, screenAngle: Int = 0, hold: PhoneTilt.Hold, sequence: Int = 0) {
-        self.beta = beta
-        self.gamma = gamma
-        self.screenAngle = screenAngle
-        self.hold = hold
-        self.sequence = sequence
-    }
-}
 
 /// Turns a phone's orientation into the steering angle θ by the rules of any accelerometer: the page does no
 /// steering math, it sends β/γ, and this makes them the device's up vector, turns that into the screen's frame,
@@ -48,13 +24,8 @@ package struct PhoneTiltReading: Hashable, Sendable {
 ///   clockwise, like a steering wheel, steers right.
 /// Pure: time is passed in.
 package struct PhoneTilt: Sendable {
-    /// How the phone is held.
-    package enum Hold: String, Hashable, Sendable, CaseIterable {
-        /// Upright, screen towards the driver: rotation about the screen's normal steers.
-        case wheel
-        /// Screen up: rolling about the screen's vertical axis steers.
-        case flat
-    }
+    /// How the phone is held (the reading's own type, which DriveWebProtocol parses).
+    package typealias Hold = PhoneTiltReading.Hold
 
     /// The tunables shared with every accelerometer (`[steering]`).
     package struct Settings: Hashable, Sendable {

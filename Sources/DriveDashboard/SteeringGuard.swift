@@ -1,5 +1,6 @@
 import DriveCore
 import DriveMapping
+import DriveWebProtocol
 
 /// Makes a browser that drives an input device like any other (docs/protocol.md §6), and lets one drive at a
 /// time.

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveWebProtocol
 import XCTest
 
 @testable import DriveDashboard
@@ -84,14 +85,6 @@ final class DashboardAccessTests: XCTestCase {
         XCTAssertEqual(header, "carbridge_session=abc; Path=/; HttpOnly; SameSite=Strict")
     }
 
-    func testCookieParsing() {
-        XCTAssertEqual(DashboardAccess.cookie("carbridge_session", in: "a=1; carbridge_session=xyz; b=2"), "xyz")
-        XCTAssertEqual(DashboardAccess.cookie("carbridge_session", in: "carbridge_session=xyz"), "xyz")
-        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: "xcarbridge_session=xyz"))
-        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: nil))
-        XCTAssertNil(DashboardAccess.cookie("carbridge_session", in: "carbridge_session"))
-    }
-
     func testOriginChecks() {
         XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", scheme: "http"))
         XCTAssertTrue(DashboardAccess.originAllowed(origin: "http://KIOSK.local:8080", host: "kiosk.local:8080", scheme: "http"))
@@ -126,10 +119,5 @@ final class DashboardAccessTests: XCTestCase {
         _ = store.create()
         XCTAssertFalse(store.isValid(a), "the oldest session goes at the limit")
         XCTAssertTrue(store.isValid(b))
-    }
-
-    func testLoginFormParsing() {
-        XCTAssertEqual(DashboardServer.formValue("token", in: "token=ab%2Bc+d&x=1"), "ab+c d")
-        XCTAssertNil(DashboardServer.formValue("token", in: "x=1"))
     }
 }

@@ -4,6 +4,7 @@ import DriveCore
 import DriveLink
 import DriveRuntime
 import DriveSystem
+import DriveWebProtocol
 import Logging
 import XCTest
 

@@ -3,6 +3,7 @@ import DriveCore
 import DriveLink
 import DriveRuntime
 import DriveSystem
+import DriveWebProtocol
 import Glibc
 import Logging
 import XCTest
@@ -35,7 +36,7 @@ final class JoinRouteTests: XCTestCase {
         let cookie = try XCTUnwrap(cookieLine.map(String.init))
         XCTAssertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), cookie)
         XCTAssertFalse(cookie.contains("Secure"), "plain HTTP: a Secure cookie would never come back")
-        let session = DashboardAccess.cookie(DashboardAccess.cookieName, in: String(cookie.dropFirst("set-cookie: ".count)))
+        let session = CookieHeader.value(of: DashboardAccess.cookieName, in: String(cookie.dropFirst("set-cookie: ".count)))
         XCTAssertEqual(sessions.role(of: session), .driver, "the cookie is a driver's session: drive and watch only")
         XCTAssertEqual(joins.sessions, [session!], "remembered as a join's")
         XCTAssertEqual(spent.lock.withLock { spent.count }, 1, "the loop is told to show the next code")

@@ -1,4 +1,5 @@
 import DriveCore
+import DriveWebProtocol
 import XCTest
 
 @testable import DriveDashboard

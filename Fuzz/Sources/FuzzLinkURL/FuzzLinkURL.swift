@@ -20,6 +20,10 @@ public func fuzzLinkURL(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             fuzzCheck(LinkURL.isBluetoothAddress(address) && (1...30).contains(channel), "rfcomm \(address) \(channel)")
         case .rfcommDevice(let name, let channel):
             fuzzCheck(!name.isEmpty && (channel.map { (1...30).contains($0) } ?? true), "rfcomm name \(name) \(String(describing: channel))")
+        case .ble(let address):
+            fuzzCheck(LinkURL.isBluetoothAddress(address), "ble \(address)")
+        case .bleDevice(let name):
+            fuzzCheck(!name.isEmpty, "ble name \(name)")
         case .serial(let path, let baud):
             fuzzCheck(path.hasPrefix("/") && LinkURL.supportedBaudRates.contains(baud), "serial \(path) \(baud)")
         case .tcp(let host, let port):

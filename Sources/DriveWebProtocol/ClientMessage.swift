@@ -19,7 +19,7 @@ import DriveCore
 /// Parsing is strict and pure: anything else — not JSON, nested values, unknown or repeated keys, a
 /// missing field, a non-finite or out-of-range number, more than `maximumBytes` — is a `Rejection` with a
 /// reason (sent back to the browser) and never becomes a `Control`.
-package enum ClientMessage: Hashable, Sendable {
+public enum ClientMessage: Hashable, Sendable {
     /// A driver's control for the machine (never a safety event: those come from the server itself).
     case control(Control)
     /// Keep-alive from a tab (it may be steering).
@@ -39,24 +39,25 @@ package enum ClientMessage: Hashable, Sendable {
 
     /// The longest message accepted (bytes of UTF-8). Longer ones are rejected with a reason; the
     /// WebSocket layer closes the connection (1009) on anything over `frameLimit`.
-    package static let maximumBytes = 256
+    public static let maximumBytes = 256
     /// The largest `seq` of a tilt report: JavaScript's largest exact integer (a page never gets near it).
-    package static let maximumSequence: Double = 9_007_199_254_740_991
+    public static let maximumSequence: Double = 9_007_199_254_740_991
     /// The WebSocket frame/message limit (16 KiB), above which the connection is closed (1009, or a
     /// reset when the unread rest of the message is still arriving).
-    package static let frameLimit = 16384
+    public static let frameLimit = 16384
 
     /// Why a message was refused.
-    package struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
+    public struct Rejection: Error, Hashable, Sendable, CustomStringConvertible {
         /// The reason, for the browser and the log.
-        package var reason: String
+        public var reason: String
         /// Creates a rejection.
-        package init(_ reason: String) { self.reason = reason }
-        package var description: String { reason }
+        public init(_ reason: String) { self.reason = reason }
+        /// The reason.
+        public var description: String { reason }
     }
 
     /// Parses one text message.
-    package static func parse(_ text: String) throws(Rejection) -> ClientMessage {
+    public static func parse(_ text: String) throws(Rejection) -> ClientMessage {
         let bytes = Array(text.utf8)
         guard bytes.count <= maximumBytes else {
             throw Rejection("message too long (\(bytes.count) bytes; at most \(maximumBytes))")
@@ -113,7 +114,7 @@ package enum ClientMessage: Hashable, Sendable {
             let gamma = try within("gamma", -90...90, "−90…90")
             let angle = try number("angle")
             guard [0, 90, 180, 270, -90].contains(angle) else { throw Rejection("\"angle\" must be 0, 90, 180, 270 or −90") }
-            let hold = try choice("hold", PhoneTilt.Hold.self, "\"wheel\", \"flat\"")
+            let hold = try choice("hold", PhoneTiltReading.Hold.self, "\"wheel\", \"flat\"")
             let sequence = try number("seq")
             guard sequence == sequence.rounded(), (0...maximumSequence).contains(sequence) else {
                 throw Rejection("\"seq\" must be a whole number 0…\(Int(maximumSequence)) (the page's count of sensor events)")
@@ -123,7 +124,7 @@ package enum ClientMessage: Hashable, Sendable {
             try only(["c", "x", "y", "form"])
             let x = try within("x", -1...1, "−1…1")
             let y = try within("y", -1...1, "−1…1")
-            let form = try choice("form", PhoneStick.Form.self, "\"polar\", \"xy\"")
+            let form = try choice("form", PhoneStickReading.Form.self, "\"polar\", \"xy\"")
             return .stick(PhoneStickReading(x: x, y: y, form: form))
         case "bt_pick":
             try only(["c", "addr"])
@@ -151,7 +152,7 @@ package enum ClientMessage: Hashable, Sendable {
 extension ClientMessage {
     /// `text` as a Bluetooth address in upper case (`AA:BB:CC:DD:EE:FF`: six pairs of hex digits
     /// separated by colons, nothing else), or nil.
-    package static func bluetoothAddress(_ text: String) -> String? {
+    public static func bluetoothAddress(_ text: String) -> String? {
         let bytes = Array(text.utf8)
         guard bytes.count == 17 else { return nil }
         for (index, byte) in bytes.enumerated() {
