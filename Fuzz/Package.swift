@@ -15,7 +15,8 @@ let package = Package(
     name: "carbridge-fuzz",
     products: fuzzTargets.map { .executable(name: $0, targets: [$0]) },
     dependencies: [
-        // `name:` keeps the identity independent of the directory the repository was cloned into.
+        // A path dependency's identity is its directory's name, lower-cased: a checkout in a directory called
+        // "fuzz" clashes with this package (scripts/fuzz.sh refuses to run there and says so).
         .package(name: "carbridge", path: ".."),
     ],
     targets: [

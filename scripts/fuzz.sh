@@ -13,6 +13,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
+# SwiftPM names a package by its directory's last component, lower-cased: a checkout in a directory called
+# "fuzz" has the identity of Fuzz/ itself, and the build fails with "product 'CarbridgeModules' not found".
+if [ "$(basename "$root" | tr '[:upper:]' '[:lower:]')" = fuzz ]; then
+  echo "fuzz: the checkout's directory is named $(basename "$root"), the same package identity as Fuzz/: clone or move it elsewhere" >&2
+  exit 1
+fi
 all_targets=(FuzzEvemu FuzzConfig FuzzCarLines FuzzKeys FuzzInputEvents FuzzIIOValue FuzzLinkURL
              FuzzClientMessage FuzzLoginForm FuzzJoinQuery FuzzCookie)
 
