@@ -186,7 +186,7 @@ def hostile_part(args, make_browser, checks):
                 unanswered += 1   # a server that stops accepting (the kernel's backlog full): counted as kept
                 continue
             try:
-                sockets.append(_connect(port, "127.0.0.2", 0.5))
+                sockets.append(_connect(port, "127.0.0.2", 2))
             except socket.timeout:
                 unanswered += 1
             except OSError:
