@@ -1,10 +1,11 @@
 """The dashboard under a hostile network (issue 41), over raw sockets from other loopback addresses (Linux
 routes all of 127.0.0.0/8 to lo, so each address is another client to the server):
 
-- a driver (the operator's session, from 127.0.0.1) drives over its WebSocket: engine, speed, and a steering
-  change every 200 ms, while from 127.0.0.2 500 connections are opened, the first ones upgraded to WebSockets
-  that send as fast as they can: the connections past the per-address limit are closed, the car keeps
-  receiving the stream at its period and the driver's steering;
+- a driver (the operator's session, from 127.0.0.1) drives over its WebSocket: engine, speed, a steering
+  change every 200 ms and the page's heartbeat, while from 127.0.0.2 500 connections are opened (those past
+  the per-address limit are closed at once), then WebSockets in a process of their own send as fast as they
+  can and reconnect when closed: the server closes them, the car keeps receiving the stream and the
+  driver's steering, and /metrics answers;
 - a password-guessing loop against POST /login (127.0.0.3) and a code-guessing loop against /join
   (127.0.0.4): 5 attempts, then 429 with Retry-After, one attempt per 2 s, one log line per burst;
 - an oversized request head (431) and a slowloris client (408 after 10 s), both closed;
