@@ -17,6 +17,8 @@ def attempt(name, call):
     try:
         call()
         print("PROBE %s ok" % name)
+    except socket.timeout:
+        print("PROBE %s timeout" % name)
     except OSError as error:
         print("PROBE %s %s" % (name, errno.errorcode.get(error.errno, error.errno)))
 
@@ -32,7 +34,8 @@ def connect(host):
         pass
 
 
-# nothing listens on port 9: ECONNREFUSED where the address is allowed, EPERM where IPAddressDeny= drops it
+# nothing listens on port 9: ECONNREFUSED where the address is allowed; where IPAddressDeny= drops the
+# packets, the SYN goes unanswered and the connect times out
 attempt("connect-localhost", lambda: connect("127.0.0.1"))
 attempt("connect-denied", lambda: connect(sys.argv[2]))
 print("PROBE groups %s" % ",".join(str(g) for g in os.getgroups()))
