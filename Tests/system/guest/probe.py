@@ -30,7 +30,7 @@ attempt("open-dialout-tty", lambda: os.close(os.open(sys.argv[1], os.O_RDWR | os
 
 
 def connect(host):
-    with socket.create_connection((host, 9), timeout=5):
+    with socket.create_connection((host, 9), timeout=2):
         pass
 
 
