@@ -28,6 +28,16 @@ DETAIL = open(os.path.join(SHARE, "detail.log"), "a", buffering=1)
 RESTART_SEC = 1.0
 WATCHDOG_SEC = 2.0
 HANDSHAKE = "E,0,0,0"
+# The goal of issue 41 for both units' `systemd-analyze security` exposure (lower is better).
+EXPOSURE_GOAL = 2.0
+PROBE_UNIT = "carbridge@probe.service"
+TILT_UNIT = "carbridge@tilt.service"
+SERIAL_UNIT = "carbridge@serial.service"
+SIGSYS_UNIT = "carbridge@sigsys.service"
+# An address of the guest's own (on lo) outside the units' IPAddressAllow= (TEST-NET-2, RFC 5737).
+DENIED_ADDRESS = "198.51.100.7"
+SERIAL_CAR_LOG = "/run/carbridge-system-test/serial-car.log"
+MOTION_NAME = "System Test Motion Sensor"
 
 
 def log(text):
@@ -56,13 +66,13 @@ def out_of(cmd):
     return run(cmd)[1].strip()
 
 
-def show(prop):
-    """A property of carbridge@red (systemctl show -p PROP --value)."""
-    return subprocess.run(["systemctl", "show", "-p", prop, "--value", UNIT], capture_output=True, text=True).stdout.strip()
+def show(prop, unit=UNIT):
+    """A property of carbridge@red, or of `unit` (systemctl show -p PROP --value)."""
+    return subprocess.run(["systemctl", "show", "-p", prop, "--value", unit], capture_output=True, text=True).stdout.strip()
 
 
-def is_active():
-    return subprocess.run(["systemctl", "is-active", UNIT], capture_output=True, text=True).stdout.strip()
+def is_active(unit=UNIT):
+    return subprocess.run(["systemctl", "is-active", unit], capture_output=True, text=True).stdout.strip()
 
 
 def main_pid():
@@ -97,11 +107,32 @@ def journal(priority=None, since_cursor=None):
     return entries
 
 
-def journal_lines(priority, text):
-    """How many of carbridge@red's journal lines at `priority` (journalctl -p) contain `text`."""
-    out = subprocess.run(["journalctl", "-u", UNIT, "-p", priority, "-o", "cat", "--no-pager"],
+def journal_lines(priority, text, unit=UNIT):
+    """How many of carbridge@red's (or `unit`'s) journal lines at `priority` (journalctl -p) contain `text`."""
+    out = subprocess.run(["journalctl", "-u", unit, "-p", priority, "-o", "cat", "--no-pager"],
                          capture_output=True, text=True).stdout
     return sum(1 for line in out.splitlines() if text in line)
+
+
+def journal_messages(unit, cursor=None):
+    """`unit`'s journal messages (after `cursor`), as text."""
+    cmd = ["journalctl", "-u", unit, "-o", "cat", "--no-pager"] + (["--after-cursor", cursor] if cursor else [])
+    return subprocess.run(cmd, capture_output=True, text=True).stdout.splitlines()
+
+
+def journal_cursor_of(unit):
+    out = subprocess.run(["journalctl", "-u", unit, "-n", "1", "--show-cursor", "--no-pager", "-o", "cat"],
+                         capture_output=True, text=True).stdout
+    lines = [x for x in out.splitlines() if x.startswith("-- cursor: ")]
+    return lines[-1][len("-- cursor: "):] if lines else None
+
+
+def remove_dropins(unit):
+    """Removes the test's drop-ins of `unit`. No daemon-reload: the instance does not run again (and
+    apt remove reloads systemd anyway), so the reload's seconds under TCG are saved."""
+    for f in glob.glob("/etc/systemd/system/%s.d/*" % unit):
+        os.unlink(f)
+    os.rmdir("/etc/systemd/system/%s.d" % unit)
 
 
 def journal_cursor():
@@ -223,6 +254,8 @@ class Checks:
         self.check("/etc/carbridge/carbridge.toml" in conffiles and os.path.isfile("/etc/carbridge/carbridge.toml"),
                    "/etc/carbridge/carbridge.toml is a conffile", "Conffiles: %s" % conffiles)
 
+        self.exposure_check()
+
         # the car, the pad and the instance's config
         os.makedirs(os.path.dirname(CAR_LOG), exist_ok=True)
         self.car = subprocess.Popen(["/usr/bin/python3", os.path.join(GUEST, "tcpcar.py"), "--port", str(PORT), "--log", CAR_LOG],
@@ -272,6 +305,16 @@ class Checks:
         self.check(exe == "/usr/libexec/carbridge/carbridge-dashboard" and "carbridge_link_up 1" in metrics,
                    "with [dashboard] listen set, the unit's main process is /usr/libexec/carbridge/carbridge-dashboard "
                    "and serves /metrics (link up)", "exe %s, metrics: %s" % (exe, metrics[:160]))
+
+        self.confinement_check(pid)
+        try:
+            with urllib.request.urlopen("http://127.0.0.1:%d/" % DASHBOARD_PORT, timeout=10) as reply:
+                page_status, page = reply.status, reply.read().decode(errors="replace")
+        except OSError as error:
+            page_status, page = None, "GET /: %s" % error
+        self.check(page_status == 200 and "<html" in page.lower(),
+                   "the dashboard serves its page under the unit's confinement (GET / answers 200 with HTML)",
+                   "status %s, body %s" % (page_status, page[:160]))
 
         # the pad drives the car: engine, Speed+ twice
         since = k.monotonic()
@@ -360,6 +403,11 @@ class Checks:
         if engine_off:
             self.metric("stop-to-E", (engine_off[0].t - t) * 1000, "ms")
 
+        self.serial_link_check()
+        self.sigsys_check()
+        self.syscall_probe_check()
+        self.refused_save_check()
+
         # apt remove keeps /etc/carbridge, apt purge removes it
         rc, _ = run(["apt", "remove", "-y", "carbridge"])
         status = out_of(["dpkg-query", "-W", "-f=${Status}", "carbridge"])
@@ -373,6 +421,249 @@ class Checks:
         self.check(rc == 0 and not os.path.exists("/etc/carbridge") and not links and "installed" not in status.replace("not-installed", ""),
                    "apt purge: /etc/carbridge and the carbridge@red enable link are gone",
                    "exit %d, status '%s', /etc/carbridge exists: %s, links %s" % (rc, status, os.path.exists("/etc/carbridge"), links))
+
+    # ------------------------------------------------------------------ the units' confinement (issue 41)
+
+    def exposure_check(self):
+        """`systemd-analyze security` of both packaged units, as METRIC lines, against EXPOSURE_GOAL."""
+        scores = {}
+        for unit in ("carbridge.service", UNIT):
+            rc, out = run(["systemd-analyze", "security", "--no-pager", unit], timeout=120)
+            line = [x for x in out.splitlines() if "Overall exposure level" in x]
+            try:
+                scores[unit] = float(line[-1].split(":")[1].split()[0])
+            except (IndexError, ValueError):
+                scores[unit] = None
+            if scores[unit] is not None:
+                k.record("METRIC: exposure %s %.1f (systemd-analyze security; 0 best, 10 worst)" % (unit, scores[unit]))
+        self.check(all(v is not None and v <= EXPOSURE_GOAL for v in scores.values()),
+                   "systemd-analyze security: carbridge.service and %s at exposure <= %.1f" % (UNIT, EXPOSURE_GOAL),
+                   "scores %s" % scores)
+
+    def confinement_check(self, pid):
+        """The running service (carbridge-dashboard by now) is under the seccomp filter, without W+X memory,
+        and sees a /proc with its own processes only."""
+        status = {}
+        try:
+            with open("/proc/%d/status" % pid) as f:
+                for line in f:
+                    key, _, value = line.partition(":")
+                    status[key] = value.strip()
+            with open("/proc/%d/mountinfo" % pid) as f:
+                proc = [line for line in f if " /proc " in line and " - proc " in line]
+            with open("/proc/%d/uid_map" % pid) as f:
+                uid_map = " ".join(f.read().split())
+        except OSError as error:
+            proc, uid_map = ["unreadable: %s" % error], "unreadable"
+        props = {p: show(p) for p in ("SystemCallErrorNumber", "MemoryDenyWriteExecute", "ProtectProc", "ProcSubset",
+                                      "PrivateIPC", "IPAddressDeny")}
+        log("PID %d: Seccomp %s, NoNewPrivs %s; /proc: %s; %s" % (pid, status.get("Seccomp"), status.get("NoNewPrivs"), proc, props))
+        self.check(status.get("Seccomp") == "2" and status.get("NoNewPrivs") == "1"
+                   and proc and "hidepid=invisible" in proc[0] and "subset=pid" in proc[0]
+                   and props["MemoryDenyWriteExecute"] == "yes" and props["PrivateIPC"] == "yes"
+                   and props["SystemCallErrorNumber"] in ("1", "EPERM") and props["IPAddressDeny"] != ""
+                   and uid_map not in ("0 0 4294967295", "unreadable"),
+                   "the running service is confined: seccomp filter (errors EPERM), MemoryDenyWriteExecute, PrivateIPC, "
+                   "IPAddressDeny, its /proc hidepid=invisible,subset=pid, a user namespace of its own",
+                   "Seccomp %s, NoNewPrivs %s, /proc %s, uid_map '%s', %s" % (
+                       status.get("Seccomp"), status.get("NoNewPrivs"), proc[:1], uid_map, props))
+
+    def serial_link_check(self):
+        """A serial:// link under the unit's filter (termios ioctls, a tty's reads and writes): the car on the
+        master side of a pty, its slave standing in for a USB serial adapter (group dialout). The packaged
+        unit allows ttyUSB/ttyACM/rfcomm devices only, so a drop-in adds this pty to DeviceAllow=."""
+        master, slave = os.openpty()
+        tty = os.ttyname(slave)
+        os.chown(tty, 0, grp.getgrnam("dialout").gr_gid)
+        os.chmod(tty, 0o660)
+        dropin = "/etc/systemd/system/%s.d" % SERIAL_UNIT
+        os.makedirs(dropin, exist_ok=True)
+        with open(os.path.join(dropin, "pty.conf"), "w") as f:
+            f.write("[Service]\nDeviceAllow=%s rw\n" % tty)
+        with open("/etc/carbridge/serial.toml", "w") as f:
+            f.write(k.base_config(None, url="serial://%s?baud=9600" % tty, gamepad=PAD_NAME))
+        os.chmod("/etc/carbridge/serial.toml", 0o644)
+        car = k.CarLog(SERIAL_CAR_LOG)
+        reading = [True]
+
+        def serial_car():
+            """Logs each line carbridge writes to the tty, as tcpcar.py does a connection's (connection 1)."""
+            import select
+            with open(SERIAL_CAR_LOG, "w", buffering=1) as out:
+                out.write("%.6f CONNECT/1 %s\n" % (time.monotonic(), tty))
+                pending = b""
+                while reading[0]:
+                    if not select.select([master], [], [], 0.2)[0]:
+                        continue
+                    try:
+                        data = os.read(master, 4096)
+                    except OSError:
+                        continue
+                    now = time.monotonic()
+                    *lines, pending = (pending + data).split(b"\n")
+                    for line in lines:
+                        out.write("%.6f RX/1 %s\n" % (now, line.rstrip(b"\r").decode("utf-8", "backslashreplace")))
+        reader = threading.Thread(target=serial_car, daemon=True)
+        reader.start()
+        try:
+            run(["systemctl", "daemon-reload"])
+            rc, _ = run(["systemctl", "start", SERIAL_UNIT], timeout=60)
+            first = car.wait_frame(lambda fr: True, 0, 15)
+            pid = int(show("MainPID", SERIAL_UNIT) or 0)
+            since = k.monotonic()
+            moving = False
+            if pid and k.wait_until(lambda: k.holds_open(pid, self.pad.node), 15, 0.05):
+                self.pad.press(e.BTN_START, "engine")
+                self.pad.press(e.BTN_TR, "speed+")
+                got = car.wait_frame(lambda fr: fr.text == "M,0,10,1", since, 10)
+                moving = got and car.wait_frame(lambda fr: fr.text == "M,0,10,1" and fr.t > got.t, since, 5)
+            run(["systemctl", "stop", SERIAL_UNIT], timeout=30)
+            frames = car.frames()
+            self.check(rc == 0 and first is not None and first.text == HANDSHAKE and moving and frames and frames[-1].text == HANDSHAKE,
+                       "a serial:// link (a pty of group dialout) under the unit's confinement: handshake, the pad drives "
+                       "(M,0,10,1 streams), E,0,0,0 last on stop",
+                       "exit %d, first frame %s, moving %s, frames %s" % (rc, first, bool(moving), k.dedup(frames)[-6:]))
+            if not moving:
+                run(["journalctl", "-u", SERIAL_UNIT, "--no-pager"])
+        finally:
+            reading[0] = False
+            reader.join(2)
+            os.close(master)
+            os.close(slave)
+            remove_dropins(SERIAL_UNIT)
+
+    def sigsys_check(self):
+        """carbridge itself makes a call the filter refuses: the dashboard's dispatch worker threads set their
+        priority (setpriority, in @resources) as they start. With the packaged SystemCallErrorNumber=EPERM the
+        dashboard runs (the checks above); the same unit with the setting reset by a drop-in (the filter's
+        default action, kill) dies of SIGSYS. So EPERM is what keeps the service from a crash loop."""
+        path = "/etc/carbridge/sigsys.toml"
+        with open("/etc/carbridge/red.toml") as src, open(path, "w") as dst:
+            dst.write(src.read())
+        os.chmod(path, 0o644)
+        dropin = "/etc/systemd/system/%s.d" % SIGSYS_UNIT
+        os.makedirs(dropin, exist_ok=True)
+        with open(os.path.join(dropin, "kill.conf"), "w") as f:
+            f.write("[Service]\nSystemCallErrorNumber=\nRestart=no\n")
+        try:
+            run(["systemctl", "daemon-reload"])
+            run(["systemctl", "start", "--no-block", SIGSYS_UNIT], timeout=60)
+            ended = k.wait_until(lambda: show("ActiveState", SIGSYS_UNIT) in ("inactive", "failed")
+                                 and show("ExecMainStatus", SIGSYS_UNIT) not in ("", "0"), 60, 0.1)
+            result, code, status = show("Result", SIGSYS_UNIT), show("ExecMainCode", SIGSYS_UNIT), show("ExecMainStatus", SIGSYS_UNIT)
+            run(["journalctl", "-u", SIGSYS_UNIT, "--no-pager"])
+            # ExecMainCode 2 is CLD_KILLED, 3 CLD_DUMPED; status 31 is SIGSYS
+            self.check(ended and status == str(int(signal.SIGSYS)) and code in ("2", "3"),
+                       "carbridge itself reaches the filter: with SystemCallErrorNumber= reset (kill) the dashboard's "
+                       "setpriority kills the unit with SIGSYS; the packaged EPERM keeps it running",
+                       "ended %s, Result %s, ExecMainCode %s, ExecMainStatus %s" % (bool(ended), result, code, status))
+        finally:
+            run(["systemctl", "stop", SIGSYS_UNIT], timeout=30)
+            run(["systemctl", "reset-failed", SIGSYS_UNIT])
+            remove_dropins(SIGSYS_UNIT)
+            os.unlink(path)
+
+    def probe_run(self, tty):
+        """Runs guest/probe.py as carbridge@probe: the packaged template unit, all its confinement, with only
+        ExecStart= (and what a one-shot program needs, and the test's tty in DeviceAllow=) changed by a drop-in.
+        Returns (Result, {call: outcome})."""
+        dropin = "/etc/systemd/system/%s.d" % PROBE_UNIT
+        os.makedirs(dropin, exist_ok=True)
+        with open(os.path.join(dropin, "probe.conf"), "w") as f:
+            f.write("[Service]\nType=exec\nWatchdogSec=0\nRestart=no\nExecStart=\n"
+                    "ExecStart=/usr/bin/python3 -u %s %s %s\nDeviceAllow=%s rw\n" % (
+                        os.path.join(GUEST, "probe.py"), tty, DENIED_ADDRESS, tty))
+        run(["systemctl", "daemon-reload"])
+        cursor = journal_cursor_of(PROBE_UNIT)
+        run(["systemctl", "start", PROBE_UNIT], timeout=60)
+        done = k.wait_until(lambda: is_active(PROBE_UNIT) in ("inactive", "failed")
+                            and any("PROBE done" in x for x in journal_messages(PROBE_UNIT, cursor)), 30, 0.1)
+        messages = journal_messages(PROBE_UNIT, cursor)
+        log("probe: %s, %s" % (show("Result", PROBE_UNIT), messages))
+        outcome = {}
+        for m in messages:
+            parts = m.split()
+            if len(parts) >= 2 and parts[0] == "PROBE":
+                outcome[parts[1]] = " ".join(parts[2:])
+        result = show("Result", PROBE_UNIT) if done else "timeout (%s)" % is_active(PROBE_UNIT)
+        run(["systemctl", "reset-failed", PROBE_UNIT])
+        return result, outcome
+
+    def syscall_probe_check(self):
+        """A call outside the unit's filter fails with EPERM and the process lives on (no SIGSYS): shown with
+        a probe program in the real template unit, since no carbridge code path makes such a call."""
+        master, slave = os.openpty()   # a tty of group dialout, as a USB serial adapter's
+        tty = os.ttyname(slave)
+        os.chown(tty, 0, grp.getgrnam("dialout").gr_gid)
+        os.chmod(tty, 0o660)
+        run(["ip", "addr", "add", DENIED_ADDRESS + "/32", "dev", "lo"])
+        try:
+            result, got = self.probe_run(tty)
+            expect = {"sched_setaffinity": "EPERM", "setpriority": "EPERM", "mmap-write-exec": "EPERM", "open-dialout-tty": "ok"}
+            self.check(result == "success" and all(got.get(call) == want for call, want in expect.items()),
+                       "in the unit, calls outside its filter (sched_setaffinity, setpriority) and a writable+executable "
+                       "mapping fail with EPERM, the process runs on and exits 0; the dialout tty opens",
+                       "Result %s, outcomes %s (expected %s)" % (result, got, expect))
+            # (the cgroup's filter drops packets silently: a TCP connect is not refused but goes unanswered)
+            self.check(got.get("connect-localhost") == "ECONNREFUSED" and got.get("connect-denied") in ("timeout", "EPERM"),
+                       "in the unit, IPAddressDeny=any with the allow list: localhost is reached (ECONNREFUSED from a closed "
+                       "port), %s, outside the list, is not (its packets dropped: the connect times out)" % DENIED_ADDRESS,
+                       "outcomes %s" % got)
+            # PrivateUsers=yes: the supplementary groups are unmapped in the namespace (nobody), the primary one is not
+            nobody = str(grp.getgrnam("nogroup").gr_gid)
+            shown = got.get("groups", "").split(",")
+            self.check(got.get("open-dialout-tty") == "ok" and shown.count(nobody) == 3
+                       and str(grp.getgrnam("carbridge").gr_gid) in shown,
+                       "in the unit's user namespace (PrivateUsers=yes) input, bluetooth and dialout show as nobody, "
+                       "yet the dialout tty opens",
+                       "outcomes %s (nogroup is %s)" % (got, nobody))
+        finally:
+            run(["ip", "addr", "del", DENIED_ADDRESS + "/32", "dev", "lo"])
+            os.close(master)
+            os.close(slave)
+            remove_dropins(PROBE_UNIT)
+
+    def refused_save_check(self):
+        """A forbidden action: a calibrate button saving into /etc/carbridge, read-only to the unit. The save is
+        refused and logged; the service runs on (no restart) and still drives."""
+        sensor = k.MotionSensor(name=MOTION_NAME)
+        path = "/etc/carbridge/tilt.toml"
+        try:
+            k.wait_until(lambda: os.path.exists(sensor.node), 10, 0.05)
+            text = k.base_config(None, steering="tilt", accelerometer=MOTION_NAME, gamepad=PAD_NAME,
+                                 url="tcp://127.0.0.1:%d" % PORT, extra='BTN_SELECT = "calibrate"\n')
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o644)
+            conn = self.last_connection()
+            rc, _ = run(["systemctl", "start", TILT_UNIT], timeout=60)
+            first = self.wait_new_connection_frame(conn, 15)
+            pid = int(show("MainPID", TILT_UNIT) or 0)
+            opened = pid and k.wait_until(lambda: k.holds_open(pid, self.pad.node) and k.holds_open(pid, sensor.node), 15, 0.05)
+            if not self.check(rc == 0 and first is not None and opened, "carbridge@tilt (tilt steering, a calibrate button) starts and opens the pad and the sensor",
+                              "exit %d, first frame %s, PID %d opened both: %s" % (rc, first, pid, bool(opened))):
+                run(["journalctl", "-u", TILT_UNIT, "--no-pager"])
+                return
+            restarts = show("NRestarts", TILT_UNIT)
+            refused = "could not save it in %s" % path
+            self.pad.press(e.BTN_SELECT, "calibrate")
+            logged = k.wait_until(lambda: journal_lines("err", refused, TILT_UNIT) > 0, 15, 0.1)
+            run(["journalctl", "-u", TILT_UNIT, "-p", "err", "--no-pager"])
+            moving = self.start_moving(pid, "after the refused save")
+            with open(path) as f:
+                unchanged = f.read() == text
+            self.check(logged and unchanged and moving and is_active(TILT_UNIT) == "active"
+                       and show("NRestarts", TILT_UNIT) == restarts and int(show("MainPID", TILT_UNIT) or 0) == pid,
+                       "a calibrate press saving into read-only /etc/carbridge: refused and logged at err, the file unchanged, "
+                       "the same process runs on (NRestarts unchanged) and drives the car",
+                       "logged: %s, file unchanged: %s, drives: %s, %s, NRestarts %s -> %s, PID %d -> %s" % (
+                           bool(logged), unchanged, moving, is_active(TILT_UNIT), restarts, show("NRestarts", TILT_UNIT),
+                           pid, show("MainPID", TILT_UNIT)))
+        finally:
+            run(["systemctl", "stop", TILT_UNIT], timeout=30)
+            sensor.close()
+            if os.path.exists(path):
+                os.unlink(path)
 
     def user_exists(self):
         try:
