@@ -253,6 +253,13 @@ class Checks:
         conffiles = out_of(["dpkg-query", "-W", "-f=${Conffiles}", "carbridge"])
         self.check("/etc/carbridge/carbridge.toml" in conffiles and os.path.isfile("/etc/carbridge/carbridge.toml"),
                    "/etc/carbridge/carbridge.toml is a conffile", "Conffiles: %s" % conffiles)
+        # It may hold [dashboard] token: the service's group reads it, other users do not (postinst's statoverride).
+        st = os.stat("/etc/carbridge/carbridge.toml")
+        override = out_of(["dpkg-statoverride", "--list", "/etc/carbridge/carbridge.toml"])
+        self.check(st.st_uid == 0 and grp.getgrgid(st.st_gid).gr_name == "carbridge" and stat.S_IMODE(st.st_mode) == 0o640
+                   and override.split()[:3] == ["root", "carbridge", "0640"],
+                   "the config (it may hold the dashboard's token) is 0640 root:carbridge, kept by a statoverride",
+                   "mode %o, uid %d, gid %d, override %r" % (stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, override))
 
         self.exposure_check()
 
@@ -418,9 +425,12 @@ class Checks:
         rc, _ = run(["apt", "purge", "-y", "carbridge"])
         status = out_of(["dpkg-query", "-W", "-f=${Status}", "carbridge"])
         links = glob.glob("/etc/systemd/system/*/carbridge@*")
-        self.check(rc == 0 and not os.path.exists("/etc/carbridge") and not links and "installed" not in status.replace("not-installed", ""),
-                   "apt purge: /etc/carbridge and the carbridge@red enable link are gone",
-                   "exit %d, status '%s', /etc/carbridge exists: %s, links %s" % (rc, status, os.path.exists("/etc/carbridge"), links))
+        override = out_of(["dpkg-statoverride", "--list", "/etc/carbridge/carbridge.toml"])
+        self.check(rc == 0 and not os.path.exists("/etc/carbridge") and not links and "installed" not in status.replace("not-installed", "")
+                   and override == "",
+                   "apt purge: /etc/carbridge, the carbridge@red enable link and the config's statoverride are gone",
+                   "exit %d, status '%s', /etc/carbridge exists: %s, links %s, override %r"
+                   % (rc, status, os.path.exists("/etc/carbridge"), links, override))
 
     # ------------------------------------------------------------------ the units' confinement (issue 41)
 
