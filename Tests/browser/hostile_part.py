@@ -82,7 +82,9 @@ def _flood_process(port, count, started, stop, connections, closed):
     def flood():
         while not stop.is_set():
             try:
-                ws = websocket.create_connection("ws://127.0.0.1:%d/ws" % port, origin=base, timeout=3, source_address=("127.0.0.2", 0))
+                # websocket-client has no source address of its own: it takes a socket already connected from one.
+                ws = websocket.create_connection("ws://127.0.0.1:%d/ws" % port, origin=base, timeout=3,
+                                                 socket=_connect(port, "127.0.0.2", 3))
             except Exception:
                 time.sleep(0.01)
                 continue
@@ -285,6 +287,8 @@ def hostile_part(args, make_browser, checks):
         flood_lines = [l for l in log.splitlines() if "dashboard: 127.0.0.2 " in l]
         checks.check("hostile: the flood is logged a line per reason, not a line per connection", 1 <= len(flood_lines) <= 3,
                      "\n".join(flood_lines))
+        checks.check("hostile: the driver's connection is never taken for the flood", "dashboard: 127.0.0.1 " not in log,
+                     "\n".join(l for l in log.splitlines() if "dashboard: 127.0.0.1 " in l))
 
         # An oversized head.
         answer, _ = _raw(port, "127.0.0.5", b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: " + b"a" * 40000 + b"\r\n\r\n")
