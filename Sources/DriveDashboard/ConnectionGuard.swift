@@ -31,10 +31,10 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
 
     /// What the guard did, for the server's log and metrics.
     enum Event: Sendable {
-        /// A connection past the address's limit was closed (`firstOfBurst`: the first since it was last accepted).
-        case refused(address: String, firstOfBurst: Bool)
+        /// A connection past the address's limit was closed.
+        case refused(address: String)
         /// A connection past the address's rate was closed.
-        case tooFast(address: String, firstOfBurst: Bool)
+        case tooFast(address: String)
         /// A request head was not complete in time.
         case headTimedOut(address: String)
         /// A request head was too long.
@@ -92,13 +92,13 @@ final class ConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
         let address = Self.key(context.channel.remoteAddress)
         self.address = address
         switch table.open(from: address, at: Instant(nanoseconds: MonotonicClock.nanoseconds())) {
-        case .refuseOpen(let first):
+        case .refuseOpen:
             state = .closing
-            report(.refused(address: address, firstOfBurst: first))
+            report(.refused(address: address))
             context.close(promise: nil)
-        case .refuseRate(let first):
+        case .refuseRate:
             state = .closing
-            report(.tooFast(address: address, firstOfBurst: first))
+            report(.tooFast(address: address))
             context.close(promise: nil)
         case .accept:
             counted = true

@@ -9,11 +9,10 @@ package final class ConnectionTable: @unchecked Sendable {
     package enum Admission: Hashable, Sendable {
         /// Keep it (and count it until `close`).
         case accept
-        /// Close it: the address holds `perAddress` already. `firstOfBurst`: the first such refusal since the
-        /// address was last accepted (the one to log).
-        case refuseOpen(firstOfBurst: Bool)
+        /// Close it: the address holds `perAddress` already.
+        case refuseOpen
         /// Close it: the address opens connections faster than `rate` allows.
-        case refuseRate(firstOfBurst: Bool)
+        case refuseRate
     }
 
     /// The most connections one address may hold open.
@@ -21,7 +20,6 @@ package final class ConnectionTable: @unchecked Sendable {
     private let lock = ConditionLock()
     private var rate: AttemptLimiter
     private var open: [String: Int] = [:]
-    private var refusing: Set<String> = []
 
     /// Creates an empty table: `perAddress` connections open at once, new ones at `rate` (a burst, then one per
     /// interval) from each address.
@@ -33,15 +31,10 @@ package final class ConnectionTable: @unchecked Sendable {
     /// A connection from `address` opened at `now`: counted and accepted, or refused (not counted).
     package func open(from address: String, at now: Instant) -> Admission {
         lock.withLock {
-            if case .refuse(_, let first) = rate.attempt(from: address, at: now) {
-                return .refuseRate(firstOfBurst: first)
-            }
+            if case .refuse = rate.attempt(from: address, at: now) { return .refuseRate }
             let count = open[address, default: 0]
-            guard count < perAddress else {
-                return .refuseOpen(firstOfBurst: refusing.insert(address).inserted)
-            }
+            guard count < perAddress else { return .refuseOpen }
             open[address] = count + 1
-            refusing.remove(address)
             return .accept
         }
     }

@@ -281,10 +281,10 @@ package final class DashboardServer: @unchecked Sendable {
         let who: String
         let line: String
         switch event {
-        case .refused(let address, _):
+        case .refused(let address):
             (reason, who) = ("address_limit", address)
             line = "dashboard: \(address) holds \(limits.connectionsPerAddress) connections already: closing its new ones"
-        case .tooFast(let address, _):
+        case .tooFast(let address):
             (reason, who) = ("address_rate", address)
             line = "dashboard: \(address) opens connections faster than \(limits.connectionBurst) at once, then \(limits.connectionsPerSecond) a second: closing its new ones"
         case .headTimedOut(let address):

@@ -55,13 +55,13 @@ final class DashboardLimitsTests: XCTestCase {
         let table = ConnectionTable(perAddress: 2, rate: AttemptLimiter(burst: 100, interval: .seconds(1)))
         XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
         XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
-        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: true))
-        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: false))
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen)
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen)
         XCTAssertEqual(table.open(from: "10.0.0.10", at: at(0)), .accept, "another address is not refused")
         table.close(from: "10.0.0.9")
         XCTAssertEqual(table.count(from: "10.0.0.9"), 1)
         XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
-        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen(firstOfBurst: true), "a new burst is logged again")
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .refuseOpen, "full again")
     }
 
     func testAnAddressThatReconnectsTooFastIsRefused() {
@@ -70,8 +70,8 @@ final class DashboardLimitsTests: XCTestCase {
             XCTAssertEqual(table.open(from: "10.0.0.9", at: at(0)), .accept)
             table.close(from: "10.0.0.9")
         }
-        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(10)), .refuseRate(firstOfBurst: true))
-        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(20)), .refuseRate(firstOfBurst: false))
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(10)), .refuseRate)
+        XCTAssertEqual(table.open(from: "10.0.0.9", at: at(20)), .refuseRate)
         XCTAssertEqual(table.open(from: "10.0.0.11", at: at(20)), .accept, "another address is not refused")
         XCTAssertEqual(table.open(from: "10.0.0.9", at: at(500)), .accept, "one more every 500 ms")
         XCTAssertEqual(table.count(from: "10.0.0.9"), 1)
